@@ -1,0 +1,110 @@
+/** Typed domain errors. Misuse uses built-ins (TypeError, RangeError); these are failures callers handle. */
+
+/** Base class of every HomeAgent domain error: a stable `code` plus the underlying `cause`. */
+export class HomeAgentError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** Why a provider call failed; drives fallback and retry decisions. */
+export type ProviderFailureKind =
+  | "auth" // 401/403: unusable until its config changes
+  | "server" // 5xx
+  | "rate_limit" // 429
+  | "timeout"
+  | "network" // refused, reset, DNS
+  | "malformed" // body or stream we cannot parse
+  | "overflow" // prompt longer than the model's window
+  | "bad_request" // other 4xx
+  | "cancelled"; // the caller aborted; never a provider failure
+
+/** A provider call that failed; `retryable` says whether one retry after a short delay may help. */
+export class ProviderError extends HomeAgentError {
+  readonly source: string;
+  readonly kind: ProviderFailureKind;
+  readonly status?: number;
+  readonly retryable: boolean;
+  constructor(
+    source: string,
+    kind: ProviderFailureKind,
+    message: string,
+    options?: { status?: number; cause?: unknown },
+  ) {
+    super(`provider_${kind}`, message, options);
+    this.source = source;
+    this.kind = kind;
+    this.status = options?.status;
+    this.retryable = kind === "server" || kind === "timeout" || kind === "network" ||
+      kind === "malformed" || kind === "rate_limit";
+  }
+}
+
+/** Every configured source failed; `failures` names each source's own error. */
+export class AllProvidersFailedError extends HomeAgentError {
+  readonly failures: readonly ProviderError[];
+  constructor(failures: readonly ProviderError[]) {
+    const detail = failures.map((f) => `${f.source}: ${f.message}`).join("; ");
+    super(
+      "providers_all_failed",
+      failures.length === 0
+        ? "No LLM source is configured"
+        : `All LLM sources failed (${detail})`,
+    );
+    this.failures = failures;
+  }
+}
+
+/** No LLM source is configured at all. */
+export class NoProviderError extends HomeAgentError {
+  constructor() {
+    super(
+      "no_provider",
+      "No LLM source is configured. Set HOMEAGENT_LLM_BASE_URL and HOMEAGENT_LLM_MODEL " +
+        "(and HOMEAGENT_LLM_API_KEY if needed) before `serve`, or run " +
+        "`homeagent config set core.llm.sources.main.base_url URL` and " +
+        "`homeagent config set core.llm.sources.main.model MODEL`.",
+    );
+  }
+}
+
+/** A config key or value was refused. */
+export class ConfigError extends HomeAgentError {
+  readonly key: string;
+  constructor(key: string, message: string, options?: { cause?: unknown }) {
+    super("config_invalid", message, options);
+    this.key = key;
+  }
+}
+
+/** A plugin failed to load, start or answer. */
+export class PluginError extends HomeAgentError {
+  readonly plugin: string;
+  constructor(plugin: string, message: string, options?: { cause?: unknown }) {
+    super("plugin_failed", message, options);
+    this.plugin = plugin;
+  }
+}
+
+/** The operation was aborted by its signal (user stop, shutdown, timeout). */
+export class AbortedError extends HomeAgentError {
+  constructor(message = "Operation aborted", options?: { cause?: unknown }) {
+    super("aborted", message, options);
+  }
+}
+
+/** Describe any thrown value as one line, for logs and error results. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** True when `error` is an abort (DOMException AbortError, AbortedError or a cancelled ProviderError). */
+export function isAbort(error: unknown): boolean {
+  if (error instanceof AbortedError) return true;
+  if (error instanceof ProviderError) return error.kind === "cancelled";
+  return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
+}

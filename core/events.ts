@@ -1,0 +1,89 @@
+/** The kernel event bus and the events it carries. */
+import type { ToolCall, Usage } from "./provider.ts";
+import type { Logger } from "./ports.ts";
+import { errorMessage } from "./errors.ts";
+
+/** Pipeline phases, published as `stage` events while a turn runs. */
+export type StageName =
+  | "on_input"
+  | "pre_action"
+  | "post_action"
+  | "before_toolcall"
+  | "after_toolcall"
+  | "before_output"
+  | "after_output";
+
+/** Every event the kernel publishes. `turnId` ties an event to the input that caused it. */
+export type KernelEvent =
+  | {
+    type: "agent_llm_chain";
+    turnId: string;
+    round: number;
+    source: string;
+    model: string;
+    text: string;
+    reasoning?: string;
+    toolCalls: ToolCall[];
+    usage?: Usage;
+    startedAt: number;
+    durationMs: number;
+    firstTokenMs?: number;
+  }
+  | { type: "content_delta"; turnId: string; text: string; reset?: boolean }
+  | { type: "reasoning_delta"; turnId: string; text: string; reset?: boolean }
+  | { type: "tool_call"; turnId: string; call: ToolCall; phase: "start" | "end"; ok?: boolean }
+  | { type: "stage"; turnId: string; stage: StageName }
+  | { type: "output"; turnId: string; channel: string; text: string; status: ReplyStatus }
+  | { type: "status"; state: "idle" | "busy"; pending: number }
+  | { type: "provider_fallback"; turnId: string; from: string; to: string; reason: string }
+  | { type: "plugin_crashed"; plugin: string; reason: string }
+  | { type: "custom"; name: string; source: string; data: unknown };
+
+/** How a turn ended. */
+export type ReplyStatus = "ok" | "short_circuit" | "error" | "stopped" | "refused";
+
+/** Type of an event by its tag. */
+export type EventOf<T extends KernelEvent["type"]> = Extract<KernelEvent, { type: T }>;
+
+/** A subscriber; exceptions it throws are logged and never reach the publisher. */
+export type EventHandler<E extends KernelEvent = KernelEvent> = (event: E) => void;
+
+/** Synchronous fan-out bus: publish never blocks on or fails because of a subscriber. */
+export class EventBus {
+  #handlers = new Map<string, Set<EventHandler>>();
+  #logger: Logger;
+
+  constructor(options: { logger: Logger }) {
+    this.#logger = options.logger;
+  }
+
+  /** Subscribe to one event type, or "*" for all; returns the unsubscribe function. */
+  subscribe<T extends KernelEvent["type"]>(
+    type: T | "*",
+    handler: EventHandler<EventOf<T>>,
+  ): () => void {
+    let set = this.#handlers.get(type);
+    if (!set) this.#handlers.set(type, set = new Set());
+    set.add(handler as EventHandler);
+    return () => set.delete(handler as EventHandler);
+  }
+
+  /** Deliver `event` to its subscribers and the "*" subscribers, in subscription order. */
+  publish(event: KernelEvent): void {
+    for (const key of [event.type, "*"]) {
+      const set = this.#handlers.get(key);
+      if (!set) continue;
+      for (const handler of [...set]) {
+        try {
+          handler(event);
+        } catch (error) {
+          this.#logger.error("Event subscriber threw", {
+            event: event.type,
+            error: errorMessage(error),
+            stack: error instanceof Error ? error.stack : undefined,
+          });
+        }
+      }
+    }
+  }
+}

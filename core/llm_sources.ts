@@ -1,0 +1,33 @@
+/** LLM source configuration as the kernel sees it (DESIGN.md §5), and the factory port. */
+import type { Provider } from "./provider.ts";
+
+/** Adapter names a source may use. The native clients are "openai" and "ollama". */
+export type AdapterName = string;
+
+/** One configured LLM source: `core.llm.sources.<name>.*`. */
+export interface SourceConfig {
+  name: string;
+  adapter: AdapterName;
+  /** What the provider's own SDK takes, e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434`. */
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  /** Declared window in tokens; 0 or absent means "derive from the model name". */
+  contextWindow?: number;
+  enabled: boolean;
+}
+
+/** Builds a Provider for a source; throws TypeError for an adapter it does not know. */
+export type ProviderFactory = (source: SourceConfig) => Provider;
+
+/** A stable text identifying a source's configuration, so a change is detectable. */
+export function sourceFingerprint(source: SourceConfig): string {
+  return JSON.stringify([
+    source.adapter,
+    source.baseUrl,
+    source.apiKey ?? "",
+    source.model,
+    source.contextWindow ?? 0,
+    source.enabled,
+  ]);
+}
