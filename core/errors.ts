@@ -50,9 +50,7 @@ export class AllProvidersFailedError extends HomeAgentError {
     const detail = failures.map((f) => `${f.source}: ${f.message}`).join("; ");
     super(
       "providers_all_failed",
-      failures.length === 0
-        ? "No LLM source is configured"
-        : `All LLM sources failed (${detail})`,
+      failures.length === 0 ? "No LLM source is configured" : `All LLM sources failed (${detail})`,
     );
     this.failures = failures;
   }

@@ -1,0 +1,75 @@
+/** The working window: the chronological list of recent events the prompt is built from. */
+import type { TokenCounter } from "./budget.ts";
+
+/** Who produced an event. `cold_storage` events come back from the document layer. */
+export type ContextRole = "user" | "agent" | "cold_storage";
+
+/** One event of the working window. */
+export interface ContextEvent {
+  id: string;
+  role: ContextRole;
+  source: string;
+  channel: string;
+  /** The user's words (user, cold_storage). */
+  input?: string;
+  /** The agent's words (agent, cold_storage). */
+  response?: string;
+  timestamp: number;
+}
+
+/**
+ * The working window port. The kernel appends every input and reply and reads a budgeted
+ * timeline back for the prompt. Implementations persist as they see fit.
+ */
+export interface ContextWindow {
+  append(event: ContextEvent): void;
+  /** Newest-first selection within `budgetTokens`, returned in chronological order. */
+  timeline(budgetTokens: number, count: TokenCounter): ContextEvent[];
+  size(): number;
+}
+
+/** An in-memory window that keeps the newest `capacity` events. */
+export class RecentContext implements ContextWindow {
+  #events: ContextEvent[] = [];
+  #capacity: number;
+
+  constructor(options: { capacity?: number } = {}) {
+    this.#capacity = options.capacity ?? 30;
+  }
+
+  append(event: ContextEvent): void {
+    this.#events.push(event);
+    if (this.#events.length > this.#capacity) {
+      this.#events.splice(0, this.#events.length - this.#capacity);
+    }
+  }
+
+  timeline(budgetTokens: number, count: TokenCounter): ContextEvent[] {
+    const picked: ContextEvent[] = [];
+    let used = 0;
+    for (let i = this.#events.length - 1; i >= 0; i--) {
+      const event = this.#events[i]!;
+      const cost = count(formatEvent(event));
+      if (used + cost > budgetTokens) break;
+      used += cost;
+      picked.push(event);
+    }
+    return picked.reverse();
+  }
+
+  size(): number {
+    return this.#events.length;
+  }
+}
+
+/** One line of the prompt's timeline for `event`. */
+export function formatEvent(event: ContextEvent): string {
+  const time = new Date(event.timestamp).toISOString().slice(0, 16).replace("T", " ");
+  const who = event.role === "agent" ? "you" : event.source;
+  const text = event.role === "cold_storage"
+    ? [event.input, event.response].filter(Boolean).join(" / ")
+    : event.role === "agent"
+    ? event.response ?? ""
+    : event.input ?? "";
+  return `[${time}] ${who}: ${text}`;
+}

@@ -1,0 +1,46 @@
+/** Inputs that enter the kernel and the one terminal reply each of them gets. */
+import type { ReplyStatus } from "./events.ts";
+
+/** Interrupt urgency L1–L4; 0 is a plain queued input (ARCHITECTURE.md "Input Scheduler"). */
+export type PriorityLevel = 0 | 1 | 2 | 3 | 4;
+
+/** One input as the kernel sees it. */
+export interface Input {
+  /** Unique id of this input; also the id of the turn that answers it. */
+  readonly id: string;
+  /** Text of the message; on_input handlers may rewrite it. */
+  text: string;
+  /** Who injected it: a plugin name ("cli", "web", "timer", …). */
+  readonly source: string;
+  /** Where the reply goes: an output channel name. */
+  readonly channel: string;
+  /** Person or account that spoke, when the channel knows. */
+  readonly sender?: string;
+  readonly priority: PriorityLevel;
+  /** Injected as an interrupt rather than queued. */
+  readonly interrupt: boolean;
+  readonly receivedAt: number;
+  readonly meta: Readonly<Record<string, unknown>>;
+}
+
+/** The terminal reply of one input. Every accepted input gets exactly one. */
+export interface Reply {
+  inputId: string;
+  channel: string;
+  text: string;
+  status: ReplyStatus;
+  /** Machine-readable error code when status is "error" or "refused". */
+  errorCode?: string;
+}
+
+/** What a source passes when it injects an input. */
+export interface InjectOptions {
+  /** Channel for the reply; defaults to the source name. */
+  channel?: string;
+  sender?: string;
+  /** Declared urgency; defaults to L1 for interrupts and 0 for plain inputs. */
+  priority?: PriorityLevel;
+  meta?: Record<string, unknown>;
+  /** Receives the terminal reply; without it the reply goes to the channel's output handler. */
+  onReply?: (reply: Reply) => void;
+}

@@ -1,0 +1,60 @@
+/** System prompt assembly: persona → memory → injected notes → context timeline. */
+import { computeTokenBudget, type TokenBudget, type TokenCounter } from "./budget.ts";
+import { type ContextEvent, type ContextWindow, formatEvent } from "./context.ts";
+
+/** A titled block of recalled memory ("[Memory Index]", "[Related Memory Docs]", …). */
+export interface MemorySection {
+  title: string;
+  lines: string[];
+}
+
+/** What the prompt is built from. */
+export interface PromptParts {
+  persona: string;
+  now: number;
+  memory: MemorySection[];
+  /** System messages injected by pre_action handlers. */
+  notes: string[];
+  context: ContextWindow;
+  /** The event of the input being answered, left out of the timeline (it is the user message). */
+  currentEventId: string;
+  maxContextTokens: number;
+  count: TokenCounter;
+}
+
+/** The assembled prompt and the budget it was built under. */
+export interface BuiltPrompt {
+  text: string;
+  budget: TokenBudget;
+  timeline: ContextEvent[];
+  tokens: number;
+}
+
+/** Assemble the system prompt inside the token budget (memory ⅓, timeline ⅔ of what is free). */
+export function buildSystemPrompt(parts: PromptParts): BuiltPrompt {
+  const time = new Date(parts.now).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+  const fixed = [parts.persona.trim(), `Current time: ${time}`, ...parts.notes].join("\n\n");
+  const budget = computeTokenBudget(parts.maxContextTokens, parts.count(fixed));
+
+  const memoryBlocks: string[] = [];
+  let memoryUsed = 0;
+  for (const section of parts.memory) {
+    const lines: string[] = [];
+    for (const line of section.lines) {
+      const cost = parts.count(line) + 1;
+      if (memoryUsed + cost > budget.memory) break;
+      memoryUsed += cost;
+      lines.push(line);
+    }
+    if (lines.length > 0) memoryBlocks.push(`[${section.title}]\n${lines.join("\n")}`);
+  }
+
+  const timeline = parts.context.timeline(budget.context, parts.count)
+    .filter((e) => e.id !== parts.currentEventId);
+  const timelineBlock = timeline.length > 0
+    ? `[Conversation so far]\n${timeline.map(formatEvent).join("\n")}`
+    : "";
+
+  const text = [fixed, ...memoryBlocks, timelineBlock].filter((s) => s !== "").join("\n\n");
+  return { text, budget, timeline, tokens: parts.count(text) };
+}

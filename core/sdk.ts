@@ -1,0 +1,185 @@
+/**
+ * The plugin SDK surface: the Plugin interface and the four channels (tools, stages, events,
+ * output channels) plus input injection. Built-in plugins get it directly; subprocess plugins
+ * get the same surface over JSON-RPC, restricted.
+ */
+import type { Agent, InjectResult, KernelStatus } from "./agent.ts";
+import type { EventHandler, EventOf, KernelEvent, StageName } from "./events.ts";
+import type { InjectOptions, PriorityLevel, Reply } from "./input.ts";
+import type { OutputHandler } from "./output.ts";
+import type { Logger } from "./ports.ts";
+import type { StageHandler, StageScope } from "./stages.ts";
+import type { ToolDef } from "./tools.ts";
+import { errorMessage, PluginError } from "./errors.ts";
+
+/** A plugin: started with its SDK, stopped on shutdown or reload. */
+export interface Plugin {
+  readonly name: string;
+  start(sdk: PluginSDK): Promise<void> | void;
+  stop(): Promise<void> | void;
+}
+
+/** A plugin's view of its own settings, `plugin.<name>.*`. */
+export interface PluginSettings {
+  get<T = unknown>(key: string): T;
+  set(key: string, value: unknown): void;
+}
+
+/** The config operations the SDK maps plugin settings onto. */
+export interface SdkConfig {
+  get<T = unknown>(key: string): T;
+  set(key: string, value: unknown): void;
+}
+
+/** What a plugin can do. Registrations are detached automatically when the plugin stops. */
+export interface PluginSDK {
+  readonly pluginName: string;
+  readonly logger: Logger;
+  /** Whether this is the restricted (external plugin) surface. */
+  readonly restricted: boolean;
+  registerTool(def: ToolDef): void;
+  registerStage(stage: StageName, handler: StageHandler, scope?: StageScope): void;
+  subscribe<T extends KernelEvent["type"]>(
+    type: T | "*",
+    handler: EventHandler<EventOf<T>>,
+  ): () => void;
+  /** Publish a custom event; refused on the restricted surface. */
+  publish(name: string, data: unknown): void;
+  registerOutputChannel(
+    name: string,
+    caps: number,
+    description: string,
+    handler: OutputHandler,
+    help?: string,
+  ): void;
+  injectInput(text: string, options?: InjectOptions): InjectResult;
+  injectInterrupt(text: string, options?: InjectOptions): InjectResult;
+  injectInputSync(text: string, options?: InjectOptions): Promise<Reply>;
+  /** Cancel the running turn, as the owner's stop button does. */
+  stopCurrentTurn(): boolean;
+  status(): KernelStatus;
+  readonly settings: PluginSettings;
+}
+
+/** Options of createPluginSdk. */
+export interface PluginSdkOptions {
+  agent: Agent;
+  config: SdkConfig;
+  logger: Logger;
+  restricted?: boolean;
+}
+
+/** The SDK handed to `plugin`, plus `detach()` which removes everything it registered. */
+export function createPluginSdk(
+  plugin: string,
+  options: PluginSdkOptions,
+): { sdk: PluginSDK; detach(): void } {
+  const { agent, config } = options;
+  const restricted = options.restricted ?? false;
+  const unsubscribes: (() => void)[] = [];
+  const clamp = (priority?: PriorityLevel): PriorityLevel | undefined =>
+    restricted && priority === 4 ? 3 : priority;
+  const scoped = (key: string) => `plugin.${plugin}.${key}`;
+
+  const sdk: PluginSDK = {
+    pluginName: plugin,
+    logger: options.logger,
+    restricted,
+    registerTool: (def) => void agent.tools.register(def, plugin),
+    registerStage: (stage, handler, scope) =>
+      void agent.stages.register(stage, handler, { plugin, scope }),
+    subscribe: (type, handler) => {
+      const off = agent.events.subscribe(type, handler);
+      unsubscribes.push(off);
+      return off;
+    },
+    publish: (name, data) => {
+      if (restricted) {
+        throw new PluginError(plugin, `Plugin "${plugin}" may not publish events`);
+      }
+      agent.events.publish({ type: "custom", name, source: plugin, data });
+    },
+    registerOutputChannel: (name, caps, description, handler, help) =>
+      void agent.outputs.register({ name, plugin, caps, description, handler, help }),
+    injectInput: (text, opts = {}) =>
+      agent.injectInput(plugin, text, { ...opts, priority: clamp(opts.priority) }),
+    injectInterrupt: (text, opts = {}) =>
+      agent.injectInterrupt(plugin, text, { ...opts, priority: clamp(opts.priority ?? 1) }),
+    injectInputSync: (text, opts = {}) =>
+      agent.injectInputSync(plugin, text, { ...opts, priority: clamp(opts.priority) }),
+    stopCurrentTurn: () => agent.stopCurrentTurn(),
+    status: () => agent.status(),
+    settings: {
+      get: (key) => config.get(scoped(key)),
+      set: (key, value) => config.set(scoped(key), value),
+    },
+  };
+  const detach = () => {
+    for (const off of unsubscribes.splice(0)) off();
+    agent.tools.unregisterPlugin(plugin);
+    agent.stages.unregisterPlugin(plugin);
+    agent.outputs.unregisterPlugin(plugin);
+  };
+  return { sdk, detach };
+}
+
+/** State of a plugin under the PluginManager. */
+export interface PluginState {
+  name: string;
+  state: "running" | "stopped" | "failed";
+  error?: string;
+}
+
+/** Starts and stops built-in plugins with isolation: one failing plugin never stops the others. */
+export class PluginManager {
+  #entries: { plugin: Plugin; state: PluginState; detach?: () => void }[] = [];
+  #options: Omit<PluginSdkOptions, "logger"> & { logger: Logger };
+
+  constructor(options: Omit<PluginSdkOptions, "logger"> & { logger: Logger }) {
+    this.#options = options;
+  }
+
+  /** Start `plugin`; a failure is logged, its registrations detached, and recorded in list(). */
+  async start(plugin: Plugin): Promise<PluginState> {
+    if (this.#entries.some((e) => e.plugin.name === plugin.name)) {
+      throw new TypeError(`Plugin "${plugin.name}" is already loaded`);
+    }
+    const logger = this.#options.logger.child({ plugin: plugin.name });
+    const { sdk, detach } = createPluginSdk(plugin.name, { ...this.#options, logger });
+    const entry = { plugin, state: { name: plugin.name, state: "running" } as PluginState, detach };
+    this.#entries.push(entry);
+    try {
+      await plugin.start(sdk);
+    } catch (error) {
+      detach();
+      entry.state = { name: plugin.name, state: "failed", error: errorMessage(error) };
+      logger.error("Plugin failed to start", {
+        error: errorMessage(error),
+        stack: error instanceof Error ? error.stack : undefined,
+      });
+    }
+    return entry.state;
+  }
+
+  /** Stop every running plugin, last started first. */
+  async stopAll(): Promise<void> {
+    for (const entry of [...this.#entries].reverse()) {
+      if (entry.state.state !== "running") continue;
+      try {
+        await entry.plugin.stop();
+      } catch (error) {
+        this.#options.logger.error("Plugin failed to stop", {
+          plugin: entry.plugin.name,
+          error: errorMessage(error),
+        });
+      }
+      entry.detach?.();
+      entry.state = { name: entry.plugin.name, state: "stopped" };
+    }
+  }
+
+  /** Every plugin and its state. */
+  list(): PluginState[] {
+    return this.#entries.map((e) => ({ ...e.state }));
+  }
+}

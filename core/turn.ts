@@ -1,0 +1,348 @@
+/**
+ * One turn: the whole pipeline of ARCHITECTURE.md "Full Pipeline", from on_input to
+ * after_output, with the tool loop in the middle. Reads top-down; the helpers below it are small.
+ */
+import type { EventBus, StageName } from "./events.ts";
+import type { ChatMessage, ChatRequest, ChatResponse, StreamEvent, ToolCall } from "./provider.ts";
+import type { ProviderError } from "./errors.ts";
+import { errorMessage, HomeAgentError, isAbort } from "./errors.ts";
+import type { Clock, Logger } from "./ports.ts";
+import type { ContextWindow } from "./context.ts";
+import type { Input, Reply } from "./input.ts";
+import type { StageContext, StageHost } from "./stages.ts";
+import {
+  executeTool,
+  parseToolArguments,
+  type RegisteredTool,
+  type ToolResult,
+  toSchema,
+} from "./tools.ts";
+import { buildSystemPrompt, type MemorySection } from "./prompt.ts";
+import type { TokenCounter } from "./budget.ts";
+
+/** What the turn needs from the provider layer (ProviderManager implements it). */
+export interface LlmCaller {
+  call(request: ChatRequest, options?: {
+    signal?: AbortSignal;
+    stream?: boolean;
+    listener?: {
+      onEvent?(source: string, event: StreamEvent): void;
+      onFallback?(from: string, to: string | undefined, error: ProviderError): void;
+      onReset?(source: string): void;
+    };
+  }): Promise<
+    {
+      response: ChatResponse;
+      source: string;
+      model: string;
+      durationMs: number;
+      firstTokenMs?: number;
+    }
+  >;
+  maxContextTokens(): number;
+}
+
+/** Turn settings, read from config at the start of each turn. */
+export interface TurnSettings {
+  maxToolTurns: number;
+  toolTimeoutMs: number;
+  stream: boolean;
+}
+
+/** Everything a turn touches, handed in by the Agent. */
+export interface TurnDeps {
+  clock: Clock;
+  logger: Logger;
+  events: EventBus;
+  stages: StageHost;
+  llm: LlmCaller;
+  context: ContextWindow;
+  /** Every tool the model may call this round, re-aggregated on each call. */
+  tools(): RegisteredTool[];
+  persona(): string;
+  /** Recalled memory for the prompt; absent until the memory tiers are wired. */
+  recall?(input: Input, signal: AbortSignal): Promise<MemorySection[]>;
+  countTokens: TokenCounter;
+  settings: TurnSettings;
+}
+
+/** Thrown inside a turn to jump to after_output with a reply already decided. */
+class ShortCircuit {
+  constructor(readonly text: string) {}
+}
+
+/** Run one turn for `input`. Never throws: every outcome becomes the returned Reply. */
+export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps): Promise<Reply> {
+  const shared = new Map<string, unknown>();
+  const notes: string[] = [];
+  const stage = (name: StageName, extra: Partial<StageContext> = {}): StageContext => ({
+    stage: name,
+    turnId: input.id,
+    input,
+    systemMessages: notes,
+    shared,
+    ...extra,
+  });
+  const runStage = async (context: StageContext, plugins: string[] = []) => {
+    deps.events.publish({ type: "stage", turnId: input.id, stage: context.stage });
+    await deps.stages.run(context, plugins);
+    if (context.response !== undefined) throw new ShortCircuit(context.response);
+  };
+
+  let reply: Reply;
+  try {
+    await runStage(stage("on_input"));
+    const eventId = `${input.id}:in`;
+    deps.context.append({
+      id: eventId,
+      role: "user",
+      source: input.source,
+      channel: input.channel,
+      input: input.text,
+      timestamp: input.receivedAt,
+    });
+    const memory = deps.recall ? await deps.recall(input, signal) : [];
+    await runStage(stage("pre_action"));
+
+    const text = await toolLoop(input, signal, deps, { eventId, memory, notes, stage, runStage });
+
+    deps.context.append({
+      id: `${input.id}:out`,
+      role: "agent",
+      source: input.source,
+      channel: input.channel,
+      response: text,
+      timestamp: deps.clock.now(),
+    });
+    const before = stage("before_output", { output: text });
+    await runStage(before);
+    reply = {
+      inputId: input.id,
+      channel: input.channel,
+      text: before.output ?? text,
+      status: "ok",
+    };
+  } catch (error) {
+    reply = failureReply(input, error, signal, deps.logger);
+  }
+  deps.events.publish({ type: "stage", turnId: input.id, stage: "after_output" });
+  await deps.stages.run(stage("after_output", { output: reply.text }));
+  return reply;
+}
+
+interface LoopState {
+  eventId: string;
+  memory: MemorySection[];
+  notes: string[];
+  stage(name: StageName, extra?: Partial<StageContext>): StageContext;
+  runStage(context: StageContext, plugins?: string[]): Promise<void>;
+}
+
+/** The inner loop: post_action → [before_toolcall → execute → after_toolcall] → post_action. */
+async function toolLoop(
+  input: Input,
+  signal: AbortSignal,
+  deps: TurnDeps,
+  state: LoopState,
+): Promise<string> {
+  const rounds: ChatMessage[] = [];
+  let lastText = "";
+  for (let round = 1;; round++) {
+    const tools = deps.tools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    const prompt = buildSystemPrompt({
+      persona: deps.persona(),
+      now: deps.clock.now(),
+      memory: state.memory,
+      notes: state.notes,
+      context: deps.context,
+      currentEventId: state.eventId,
+      maxContextTokens: deps.llm.maxContextTokens(),
+      count: deps.countTokens,
+    });
+    const request: ChatRequest = {
+      messages: [
+        { role: "system", content: prompt.text },
+        { role: "user", content: input.text },
+        ...rounds,
+      ],
+      tools: tools.length > 0 ? tools.map(toSchema) : undefined,
+    };
+    const result = await callLlm(input, round, request, signal, deps);
+    const post = state.stage("post_action", {
+      llmText: result.text,
+      toolCalls: result.toolCalls,
+    });
+    await state.runStage(post, ownersOf(post.toolCalls ?? [], byName));
+    const calls = post.toolCalls ?? [];
+    lastText = post.llmText ?? "";
+    if (calls.length === 0) return lastText;
+    if (round >= deps.settings.maxToolTurns) {
+      deps.logger.warn("Tool round limit reached", { turnId: input.id, rounds: round });
+      return lastText.trim() !== ""
+        ? lastText
+        : `I stopped after ${round} rounds of tool calls without reaching an answer.`;
+    }
+
+    rounds.push({ role: "assistant", content: lastText, toolCalls: calls });
+    const results = await executeRound(input, calls, byName, signal, deps, state);
+    for (const [i, call] of calls.entries()) {
+      const r = results[i]!;
+      rounds.push({ role: "tool", toolCallId: call.id, name: call.name, content: r.content });
+    }
+    if (results.every((r) => r.rejected)) {
+      return lastText.trim() !== "" ? lastText : `I could not proceed: ${results[0]!.content}`;
+    }
+  }
+}
+
+/** One provider call, streamed into content/reasoning deltas and recorded as agent_llm_chain. */
+async function callLlm(
+  input: Input,
+  round: number,
+  request: ChatRequest,
+  signal: AbortSignal,
+  deps: TurnDeps,
+): Promise<ChatResponse> {
+  const startedAt = deps.clock.now();
+  const result = await deps.llm.call(request, {
+    signal,
+    stream: deps.settings.stream,
+    listener: {
+      onEvent: (_source, event) => {
+        if (event.type === "text_delta") {
+          deps.events.publish({ type: "content_delta", turnId: input.id, text: event.text });
+        } else if (event.type === "reasoning_delta") {
+          deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: event.text });
+        }
+      },
+      onReset: () => {
+        deps.events.publish({ type: "content_delta", turnId: input.id, text: "", reset: true });
+        deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: "", reset: true });
+      },
+      onFallback: (from, to, error) => {
+        deps.events.publish({
+          type: "provider_fallback",
+          turnId: input.id,
+          from,
+          to: to ?? "",
+          reason: error.message,
+        });
+      },
+    },
+  });
+  deps.events.publish({
+    type: "agent_llm_chain",
+    turnId: input.id,
+    round,
+    source: result.source,
+    model: result.model,
+    text: result.response.text,
+    reasoning: result.response.reasoning,
+    toolCalls: result.response.toolCalls,
+    usage: result.response.usage,
+    startedAt,
+    durationMs: result.durationMs,
+    firstTokenMs: result.firstTokenMs,
+  });
+  return result.response;
+}
+
+interface CallOutcome {
+  content: string;
+  rejected: boolean;
+}
+
+/** Run a round's calls: runs of parallel-safe calls together, the others one at a time. */
+async function executeRound(
+  input: Input,
+  calls: ToolCall[],
+  byName: Map<string, RegisteredTool>,
+  signal: AbortSignal,
+  deps: TurnDeps,
+  state: LoopState,
+): Promise<CallOutcome[]> {
+  const outcomes: CallOutcome[] = [];
+  let i = 0;
+  while (i < calls.length) {
+    let j = i + 1;
+    if (byName.get(calls[i]!.name)?.parallelSafe) {
+      while (j < calls.length && byName.get(calls[j]!.name)?.parallelSafe) j++;
+    }
+    const batch = calls.slice(i, j);
+    outcomes.push(
+      ...await Promise.all(batch.map((call) => runCall(input, call, byName, signal, deps, state))),
+    );
+    i = j;
+  }
+  return outcomes;
+}
+
+/** before_toolcall → execute → after_toolcall for one call. Short-circuits propagate. */
+async function runCall(
+  input: Input,
+  call: ToolCall,
+  byName: Map<string, RegisteredTool>,
+  signal: AbortSignal,
+  deps: TurnDeps,
+  state: LoopState,
+): Promise<CallOutcome> {
+  const tool = byName.get(call.name);
+  if (!tool) {
+    return { content: `Error: unknown tool "${call.name}"`, rejected: false };
+  }
+  const parsed = parseToolArguments(tool, call);
+  if (!parsed.ok) return { content: `Error: ${parsed.error}`, rejected: false };
+
+  const toolCall = { call, args: parsed.args, plugin: tool.plugin };
+  const before = state.stage("before_toolcall", { toolCall });
+  await state.runStage(before, [tool.plugin]);
+  if (before.reject !== undefined) {
+    deps.logger.info("Tool call rejected", { tool: call.name, reason: before.reject });
+    return { content: `Rejected: ${before.reject}`, rejected: true };
+  }
+
+  deps.events.publish({ type: "tool_call", turnId: input.id, call, phase: "start" });
+  const result: ToolResult = await executeTool(tool, toolCall.args, call, {
+    clock: deps.clock,
+    logger: deps.logger,
+    turnId: input.id,
+    signal,
+    defaultTimeoutMs: deps.settings.toolTimeoutMs,
+  });
+  deps.events.publish({
+    type: "tool_call",
+    turnId: input.id,
+    call,
+    phase: "end",
+    ok: !result.isError,
+  });
+
+  const after = state.stage("after_toolcall", { toolCall, toolResult: result });
+  await state.runStage(after, [tool.plugin]);
+  const final = after.toolResult ?? result;
+  return { content: final.isError ? `Error: ${final.content}` : final.content, rejected: false };
+}
+
+function ownersOf(calls: ToolCall[], byName: Map<string, RegisteredTool>): string[] {
+  return [...new Set(calls.flatMap((c) => byName.get(c.name)?.plugin ?? []))];
+}
+
+function failureReply(input: Input, error: unknown, signal: AbortSignal, logger: Logger): Reply {
+  const base = { inputId: input.id, channel: input.channel };
+  if (error instanceof ShortCircuit) return { ...base, text: error.text, status: "short_circuit" };
+  if (signal.aborted && isAbort(error) || signal.aborted) {
+    return { ...base, text: "Stopped.", status: "stopped" };
+  }
+  const code = error instanceof HomeAgentError ? error.code : "internal";
+  if (!(error instanceof HomeAgentError)) {
+    logger.error("Turn failed", {
+      turnId: input.id,
+      error: errorMessage(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+  } else {
+    logger.warn("Turn failed", { turnId: input.id, code, error: error.message });
+  }
+  return { ...base, text: errorMessage(error), status: "error", errorCode: code };
+}
