@@ -174,7 +174,7 @@ export class Agent {
       return { accepted: false, inputId: input.id, reason };
     }
     this.#publishStatus();
-    void this.#pump();
+    queueMicrotask(() => void this.#pump()); // never start a turn inside the caller's stack
     return { accepted: true, inputId: input.id };
   }
 

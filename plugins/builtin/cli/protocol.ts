@@ -1,0 +1,49 @@
+/**
+ * The CLI socket protocol (run/homed.sock): one JSON object per line in each direction.
+ * Client frames are validated with zod; server frames are plain data.
+ */
+import { z } from "zod";
+
+/** A frame the client sends. */
+export const ClientFrame = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("chat"), text: z.string().min(1).max(1_000_000) }),
+  z.object({ type: z.literal("stop") }),
+  z.object({ type: z.literal("status") }),
+]);
+
+/** A frame the client sends, parsed. */
+export type ClientFrame = z.infer<typeof ClientFrame>;
+
+/** A frame the server sends. */
+export type ServerFrame =
+  | { type: "accepted"; inputId: string }
+  | { type: "delta"; text: string; reset?: boolean }
+  | { type: "reasoning"; text: string; reset?: boolean }
+  | { type: "tool"; name: string; phase: "start" | "end"; ok?: boolean }
+  | { type: "reply"; inputId: string; text: string; status: string }
+  | { type: "stopped"; wasRunning: boolean }
+  | { type: "status"; status: unknown }
+  | { type: "message"; text: string }
+  | { type: "error"; message: string };
+
+/** Longest accepted line, in bytes; longer frames are refused. */
+export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+/** Split a byte stream into text lines; refuses a line longer than `maxBytes`. */
+export async function* readLines(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes = MAX_FRAME_BYTES,
+): AsyncGenerator<string> {
+  let buffer = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffer += chunk;
+    let cut: number;
+    while ((cut = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 1);
+      if (line.trim() !== "") yield line;
+    }
+    if (buffer.length > maxBytes) throw new RangeError(`Frame longer than ${maxBytes} bytes`);
+  }
+  if (buffer.trim() !== "") yield buffer;
+}

@@ -1,0 +1,160 @@
+/** The CLI channel: a built-in plugin serving the chat protocol on the home's Unix socket. */
+import { Cap, type Plugin, type PluginSDK } from "../../../core/mod.ts";
+import { errorMessage } from "../../../core/mod.ts";
+import { ClientFrame, readLines, type ServerFrame } from "./protocol.ts";
+
+/** Options of the CLI plugin. */
+export interface CliPluginOptions {
+  socketPath: string;
+  /** The full status report (`homeagent status`), assembled by the composition root. */
+  statusReport: () => unknown;
+}
+
+const encoder = new TextEncoder();
+
+/** One client connection: frames are written in order, and a dead peer is tolerated. */
+class Connection {
+  #conn: Deno.Conn;
+  #queue: Promise<void> = Promise.resolve();
+  closed = false;
+
+  constructor(conn: Deno.Conn) {
+    this.#conn = conn;
+  }
+
+  send(frame: ServerFrame): void {
+    if (this.closed) return;
+    const bytes = encoder.encode(JSON.stringify(frame) + "\n");
+    this.#queue = this.#queue.then(async () => {
+      if (this.closed) return;
+      let written = 0;
+      while (written < bytes.length) written += await this.#conn.write(bytes.subarray(written));
+    }).catch(() => {
+      this.closed = true; // the client went away; its turn still runs to its end
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#queue;
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.#conn.close();
+    } catch {
+      // already closed by the peer
+    }
+  }
+}
+
+/** Create the CLI plugin. */
+export function createCliPlugin(options: CliPluginOptions): Plugin {
+  let listener: Deno.Listener | undefined;
+  const connections = new Set<Connection>();
+  const handlers = new Set<Promise<void>>();
+  let accepting: Promise<void> | undefined;
+
+  const serve = async (conn: Deno.Conn, sdk: PluginSDK) => {
+    const client = new Connection(conn);
+    connections.add(client);
+    try {
+      for await (const line of readLines(conn.readable)) {
+        let frame: ClientFrame;
+        try {
+          frame = ClientFrame.parse(JSON.parse(line));
+        } catch (error) {
+          client.send({ type: "error", message: `Bad frame: ${errorMessage(error)}` });
+          continue;
+        }
+        handleFrame(frame, client, sdk, options);
+      }
+    } catch (error) {
+      if (!client.closed) sdk.logger.debug("CLI connection ended", { error: errorMessage(error) });
+    } finally {
+      connections.delete(client);
+      await client.close();
+    }
+  };
+
+  return {
+    name: "cli",
+    start(sdk) {
+      listener = Deno.listen({ transport: "unix", path: options.socketPath });
+      sdk.registerOutputChannel(
+        "cli",
+        Cap.text,
+        "the owner's terminal (homeagent chat)",
+        (message) => {
+          for (const c of connections) c.send({ type: "message", text: message.payload });
+        },
+      );
+      const l = listener;
+      accepting = (async () => {
+        try {
+          for await (const conn of l) {
+            const handler = serve(conn, sdk);
+            handlers.add(handler);
+            handler.finally(() => handlers.delete(handler));
+          }
+        } catch (error) {
+          if (!(error instanceof Deno.errors.BadResource)) {
+            sdk.logger.error("CLI socket failed", { error: errorMessage(error) });
+          }
+        }
+      })();
+      sdk.logger.info("CLI socket listening", { path: options.socketPath });
+    },
+    async stop() {
+      listener?.close();
+      await accepting;
+      for (const c of connections) await c.close();
+      await Promise.allSettled([...handlers]);
+      try {
+        await Deno.remove(options.socketPath);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+function handleFrame(
+  frame: ClientFrame,
+  client: Connection,
+  sdk: PluginSDK,
+  options: CliPluginOptions,
+): void {
+  switch (frame.type) {
+    case "status":
+      client.send({ type: "status", status: options.statusReport() });
+      return;
+    case "stop":
+      client.send({ type: "stopped", wasRunning: sdk.stopCurrentTurn() });
+      return;
+    case "chat": {
+      let inputId = "";
+      const offs: (() => void)[] = [];
+      const mine = (turnId: string) => turnId === inputId;
+      offs.push(sdk.subscribe("content_delta", (e) => {
+        if (mine(e.turnId)) client.send({ type: "delta", text: e.text, reset: e.reset });
+      }));
+      offs.push(sdk.subscribe("reasoning_delta", (e) => {
+        if (mine(e.turnId)) client.send({ type: "reasoning", text: e.text, reset: e.reset });
+      }));
+      offs.push(sdk.subscribe("tool_call", (e) => {
+        if (mine(e.turnId)) {
+          client.send({ type: "tool", name: e.call.name, phase: e.phase, ok: e.ok });
+        }
+      }));
+      const result = sdk.injectInput(frame.text, {
+        channel: "cli",
+        onReply: (reply) => {
+          for (const off of offs) off();
+          client.send({ type: "reply", inputId: reply.inputId, text: reply.text, status: reply.status });
+        },
+      });
+      inputId = result.inputId;
+      if (result.accepted) client.send({ type: "accepted", inputId });
+      return;
+    }
+  }
+}
