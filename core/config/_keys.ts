@@ -76,8 +76,27 @@ export function patternPrefix(pattern: KeyPattern): string {
   return pattern.segments.slice(0, pattern.wildcard).join(".") + ".";
 }
 
-/** The known key closest to `key` by edit distance, if it is a plausible typo. */
-export function closestKey(key: string, known: Iterable<string>): string | undefined {
+/** The ConfigError for an undefined key, suggesting a near-miss among the defined ones. */
+export function unknownKey(
+  key: string,
+  exact: Iterable<string>,
+  patterns: readonly KeyPattern[],
+): ConfigError {
+  const known = [
+    ...exact,
+    ...patterns.map((pattern) => {
+      const name = key.split(".")[pattern.wildcard];
+      return instantiate(pattern, name ?? "*");
+    }),
+  ];
+  const near = closestKey(key, known);
+  const hint = near
+    ? `did you mean "${near}"?`
+    : `run "homeagent config list" to see the known keys`;
+  return new ConfigError(key, `Unknown config key "${key}": ${hint}`);
+}
+
+function closestKey(key: string, known: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(key.length / 6)) + 1;
   for (const candidate of known) {

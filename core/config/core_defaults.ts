@@ -1,0 +1,155 @@
+/** The kernel's own settings: `core.agent.*`, `core.llm.*`, `core.web.*`. */
+import { z } from "zod";
+import type { ConfigRegistry } from "./registry.ts";
+import { parseOrder } from "./_sources.ts";
+
+const NAME = /^[A-Za-z0-9_-]+$/;
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+const baseUrl = z.string().refine(
+  (v) => v === "" || isHttpUrl(v),
+  "expected an http:// or https:// URL",
+);
+const sourceOrder = z.string().refine(
+  (v) => parseOrder(v).every((name) => NAME.test(name)),
+  "expected a comma-separated list of source names",
+);
+const adapterName = z.string().refine(
+  (v) => /^[a-z0-9_-]+$/.test(v),
+  'expected an adapter name such as "openai" or "ollama"',
+);
+
+/**
+ * Define the kernel's settings on `registry`, LLM sources as `core.llm.sources.*.<field>`
+ * patterns. Throws TypeError when called twice on the same registry.
+ */
+export function registerCoreDefaults(registry: ConfigRegistry): void {
+  registry.define({
+    key: "core.agent.max_tool_turns",
+    schema: z.int().min(1).max(100),
+    default: 10,
+    description: "Most LLM calls one turn may make while the model keeps calling tools",
+  });
+  registry.define({
+    key: "core.agent.tool_timeout_ms",
+    schema: z.int().min(1).max(3_600_000),
+    default: 60_000,
+    description: "Milliseconds a tool call may run before it is cancelled",
+  });
+  registry.define({
+    key: "core.agent.max_context_size",
+    schema: z.int().min(1).max(10_000),
+    default: 30,
+    description: "Events kept in the working context before pruning archives the least relevant",
+  });
+  registry.define({
+    key: "core.agent.stream",
+    schema: z.boolean(),
+    default: true,
+    description: "Stream replies token by token where the provider supports it",
+  });
+  registry.define({
+    key: "core.llm.order",
+    schema: sourceOrder,
+    default: "",
+    description: "Comma list of source names tried first, in order; the rest follow as added",
+  });
+  registry.define({
+    key: "core.llm.retry_delay_ms",
+    schema: z.int().min(0).max(60_000),
+    default: 500,
+    description: "Pause before the one retry of a retryable provider failure",
+  });
+  registry.define({
+    key: "core.web.host",
+    schema: z.string().min(1),
+    default: "127.0.0.1",
+    description: "Address the web server binds; a non-loopback address needs a token",
+    restart: true,
+  });
+  registry.define({
+    key: "core.web.port",
+    schema: z.int().min(0).max(65_535),
+    default: 7800,
+    description: "TCP port of the web server (0 picks a free one)",
+    restart: true,
+  });
+  registry.define({
+    key: "core.web.token",
+    schema: z.string(),
+    default: "",
+    description: "Bearer token of the web API; serve generates one when empty",
+    secret: true,
+  });
+  registerSourcePatterns(registry);
+}
+
+function registerSourcePatterns(registry: ConfigRegistry): void {
+  const field = (name: string) => `core.llm.sources.*.${name}`;
+  registry.define({
+    key: field("adapter"),
+    schema: adapterName,
+    default: "openai",
+    description: "Adapter speaking this source's wire format (openai, ollama, anthropic, …)",
+  });
+  registry.define({
+    key: field("base_url"),
+    schema: baseUrl,
+    default: "",
+    description: "Base URL as the provider's own SDK takes it, e.g. https://api.openai.com/v1",
+  });
+  registry.define({
+    key: field("api_key"),
+    schema: z.string(),
+    default: "",
+    description: "API key sent to this source; empty for local servers",
+    secret: true,
+  });
+  registry.define({
+    key: field("model"),
+    schema: z.string(),
+    default: "",
+    description: "Model name requested from this source",
+  });
+  registry.define({
+    key: field("context_window"),
+    schema: z.int().min(0),
+    default: 0,
+    description: "Context window in tokens; 0 derives it from the model name",
+  });
+  registry.define({
+    key: field("enabled"),
+    schema: z.boolean(),
+    default: true,
+    description: "Whether this source is used",
+  });
+}
+
+/** A known provider's adapter and base URL, offered as a hint; never stored on its own. */
+export interface LlmSourcePreset {
+  adapter: string;
+  baseUrl: string;
+}
+
+/**
+ * Where the eight bundled adapters usually point (the original seeded these as rows; here
+ * they are documentation for `config set` and the settings page, not stored defaults).
+ */
+export const llmSourcePresets: Readonly<Record<string, LlmSourcePreset>> = {
+  openai: { adapter: "openai", baseUrl: "https://api.openai.com/v1" },
+  deepseek: { adapter: "deepseek", baseUrl: "https://api.deepseek.com" },
+  anthropic: { adapter: "anthropic", baseUrl: "https://api.anthropic.com" },
+  gemini: { adapter: "gemini", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
+  mistral: { adapter: "mistral", baseUrl: "https://api.mistral.ai/v1" },
+  groq: { adapter: "groq", baseUrl: "https://api.groq.com/openai/v1" },
+  github: { adapter: "github", baseUrl: "https://models.github.ai/inference" },
+  ollama: { adapter: "ollama", baseUrl: "http://127.0.0.1:11434" },
+};

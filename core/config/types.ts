@@ -1,0 +1,56 @@
+/** The ConfigRegistry's public types. */
+import type { z } from "zod";
+import type { Clock, ConfigStore, Logger } from "../ports.ts";
+
+/** Where a value in effect comes from. */
+export type ConfigSource = "default" | "stored" | "env";
+
+/** A setting declared by its owner; refinement messages should read "expected …". */
+export interface ConfigDefinition<T = unknown> {
+  /** Full key (`core.agent.max_tool_turns`) or a pattern with one `*` segment. */
+  key: string;
+  schema: z.ZodType<T>;
+  /** Must validate against `schema`. */
+  default: T;
+  description: string;
+  /** Masked in list() unless revealed, and never echoed in error messages. */
+  secret?: boolean;
+  /** A change takes effect only after a restart. */
+  restart?: boolean;
+}
+
+/** One setting as list() reports it. */
+export interface ConfigEntry {
+  key: string;
+  value: unknown;
+  default: unknown;
+  description: string;
+  secret: boolean;
+  restart: boolean;
+  /** The value in effect equals the default (whatever its source). */
+  isDefault: boolean;
+  source: ConfigSource;
+  /** Why a stored or environment value was ignored in favour of the default. */
+  problem?: string;
+}
+
+/** Options of list(). */
+export interface ConfigListOptions {
+  /** Show secret values instead of a mask. */
+  reveal?: boolean;
+}
+
+/** Called after a successful set or unset with the key that changed. */
+export type ConfigListener = (key: string) => void;
+
+/** Collaborators of a ConfigRegistry. */
+export interface ConfigRegistryOptions {
+  store: ConfigStore;
+  clock: Clock;
+  logger: Logger;
+  /** Environment read once, for the HOMEAGENT_LLM_* shortcut; never written to the store. */
+  env?: Record<string, string | undefined>;
+}
+
+/** What list() shows instead of a secret. */
+export const SECRET_MASK = "********";

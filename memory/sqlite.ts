@@ -1,0 +1,138 @@
+/**
+ * Opening SQLite databases one way for every store: WAL, a busy timeout, an optional quick
+ * integrity check, and ordered migrations tracked in `pragma user_version`.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { errorMessage, HomeAgentError } from "../core/mod.ts";
+
+/** Why a database could not be opened or migrated. */
+export type DatabaseFailure = "db_open" | "db_corrupt" | "db_too_new" | "db_migration";
+
+/** A database file could not be opened, checked or migrated; `path` names the file. */
+export class DatabaseError extends HomeAgentError {
+  readonly path: string;
+  constructor(path: string, code: DatabaseFailure, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.path = path;
+  }
+}
+
+/** How openDatabase prepares a database. */
+export interface OpenDatabaseOptions {
+  /** SQL scripts in order; script `i` moves the schema from version `i` to `i + 1`. Never edit a shipped one. */
+  migrations: readonly string[];
+  /** How long a writer waits for another connection's lock. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /** Run `pragma quick_check` on open (cost grows with the file: meant for small databases). */
+  quickCheck?: boolean;
+}
+
+// SQLITE_CORRUPT and SQLITE_NOTADB: the file is there but is not a healthy database.
+const CORRUPT_CODES = new Set([11, 26]);
+
+/**
+ * Open (or create) the database at `path` (a file, or ":memory:") and bring its schema up to
+ * date. Throws DatabaseError naming the file; a corrupt file is left untouched, never reset.
+ */
+export function openDatabase(path: string, options: OpenDatabaseOptions): DatabaseSync {
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path);
+  } catch (error) {
+    throw openFailure(path, error);
+  }
+  try {
+    configure(db, path, options);
+    migrate(db, path, options.migrations);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Run `fn` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws. */
+export function withTransaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec("begin immediate");
+  try {
+    const result = fn();
+    db.exec("commit");
+    return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec("rollback");
+    throw error;
+  }
+}
+
+function configure(db: DatabaseSync, path: string, options: OpenDatabaseOptions): void {
+  try {
+    db.exec(`pragma busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+    db.prepare("pragma journal_mode = wal").get();
+    db.exec("pragma synchronous = normal; pragma foreign_keys = on");
+    if (options.quickCheck) {
+      const rows = db.prepare("pragma quick_check").all();
+      const problems = rows.map((row) => String(row.quick_check)).filter((r) => r !== "ok");
+      if (problems.length > 0) {
+        throw new DatabaseError(
+          path,
+          "db_corrupt",
+          `Cannot open database "${path}": integrity check failed (${
+            problems.slice(0, 3).join("; ")
+          })`,
+        );
+      }
+    }
+  } catch (error) {
+    throw openFailure(path, error);
+  }
+}
+
+function migrate(db: DatabaseSync, path: string, migrations: readonly string[]): void {
+  const target = migrations.length;
+  if (userVersion(db) === target) return;
+  try {
+    // Re-read inside the write lock: another process may have migrated meanwhile.
+    withTransaction(db, () => {
+      const current = userVersion(db);
+      if (current > target) {
+        throw new DatabaseError(
+          path,
+          "db_too_new",
+          `Cannot open database "${path}": its schema version ${current} is newer than this ` +
+            `build knows (${target})`,
+        );
+      }
+      for (let version = current; version < target; version++) {
+        db.exec(migrations[version]!);
+      }
+      db.exec(`pragma user_version = ${target}`);
+    });
+  } catch (error) {
+    if (error instanceof DatabaseError) throw error;
+    throw new DatabaseError(
+      path,
+      "db_migration",
+      `Cannot migrate database "${path}" to schema version ${target}: ${errorMessage(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+function userVersion(db: DatabaseSync): number {
+  return Number(db.prepare("pragma user_version").get()?.user_version ?? 0);
+}
+
+function openFailure(path: string, error: unknown): DatabaseError {
+  if (error instanceof DatabaseError) return error;
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  const corrupt = typeof errcode === "number" && CORRUPT_CODES.has(errcode);
+  return new DatabaseError(
+    path,
+    corrupt ? "db_corrupt" : "db_open",
+    corrupt
+      ? `Cannot open database "${path}": the file is corrupt or not a SQLite database ` +
+        `(${errorMessage(error)}); move it aside to start fresh`
+      : `Cannot open database "${path}": ${errorMessage(error)}`,
+    { cause: error },
+  );
+}
