@@ -15,3 +15,7 @@ export * from "./inbox.ts";
 export * from "./turn.ts";
 export * from "./agent.ts";
 export * from "./sdk.ts";
+export * from "./config/types.ts";
+export * from "./config/registry.ts";
+export * from "./config/core_defaults.ts";
+export * from "./provider_manager.ts";

@@ -149,7 +149,12 @@ function handleFrame(
         channel: "cli",
         onReply: (reply) => {
           for (const off of offs) off();
-          client.send({ type: "reply", inputId: reply.inputId, text: reply.text, status: reply.status });
+          client.send({
+            type: "reply",
+            inputId: reply.inputId,
+            text: reply.text,
+            status: reply.status,
+          });
         },
       });
       inputId = result.inputId;

@@ -1,0 +1,58 @@
+/** LLM adapters: the native OpenAI and Ollama clients and the factory that picks one per source. */
+import type { ProviderFactory, SourceConfig } from "../core/llm_sources.ts";
+import type { Clock, Logger } from "../core/ports.ts";
+import type { Provider } from "../core/provider.ts";
+import type { NativeClientOptions } from "./_client.ts";
+import { OllamaProvider } from "./ollama.ts";
+import { OpenAIProvider } from "./openai.ts";
+
+export type { NativeClientOptions } from "./_client.ts";
+export { OpenAIProvider, type OpenAIProviderOptions } from "./openai.ts";
+export { OllamaProvider, type OllamaProviderOptions } from "./ollama.ts";
+export {
+  contextWindowFor,
+  type ContextWindowOptions,
+  FALLBACK_CONTEXT_WINDOW,
+  MODEL_WINDOWS,
+} from "./model_windows.ts";
+export { systemClock } from "./system_clock.ts";
+
+/** Builds the Provider of one source; may throw TypeError for a source it cannot serve. */
+export type AdapterBuilder = (source: SourceConfig, options: NativeClientOptions) => Provider;
+
+/** The built-in adapters by name. */
+export const nativeAdapters: ReadonlyMap<string, AdapterBuilder> = new Map<string, AdapterBuilder>([
+  ["openai", (source, options) => new OpenAIProvider({ ...options, source })],
+  ["ollama", (source, options) => new OllamaProvider({ ...options, source })],
+]);
+
+/** Options of createProviderFactory. */
+export interface ProviderFactoryOptions extends NativeClientOptions {
+  clock: Clock;
+  logger: Logger;
+  /** Extra adapters by name (e.g. the Lua adapter runtime's); they win over the native ones. */
+  adapters?: ReadonlyMap<string, AdapterBuilder>;
+}
+
+/** A ProviderFactory dispatching on `source.adapter`; unknown names throw TypeError. */
+export function createProviderFactory(options: ProviderFactoryOptions): ProviderFactory {
+  const table = new Map([...nativeAdapters, ...(options.adapters ?? [])]);
+  const { adapters: _adapters, ...shared } = options;
+  return (source) => {
+    const build = table.get(source.adapter.trim().toLowerCase());
+    if (!build) {
+      const known = [...table.keys()].map((name) => `"${name}"`).join(", ");
+      throw new TypeError(
+        `Cannot build LLM source "${source.name}": unknown adapter "${source.adapter}" ` +
+          `(known adapters: ${known})`,
+      );
+    }
+    return build(source, shared);
+  };
+}
+export {
+  createJsonLogger,
+  type JsonLoggerOptions,
+  type LogLevel,
+  parseLogLevel,
+} from "./json_logger.ts";

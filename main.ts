@@ -1,0 +1,274 @@
+/**
+ * The command line and the only composition root: builds the Deno-backed implementations,
+ * hands them to the kernel, serves, and turns SIGINT/SIGTERM into an orderly stop.
+ */
+// deno-lint-ignore-file no-console
+import { parseArgs } from "node:util";
+import denoJson from "./deno.json" with { type: "json" };
+import {
+  Agent,
+  ConfigRegistry,
+  errorMessage,
+  HomeAgentError,
+  type Logger,
+  PluginManager,
+  ProviderManager,
+  registerCoreDefaults,
+} from "./core/mod.ts";
+import {
+  createJsonLogger,
+  createProviderFactory,
+  parseLogLevel,
+  systemClock,
+} from "./adapters/mod.ts";
+import {
+  ensureHome,
+  type HomePaths,
+  homePaths,
+  readPersona,
+  resolveHome,
+  SqliteConfigStore,
+} from "./memory/mod.ts";
+import { chatOnce, CliClient, createCliPlugin, processIo, runRepl } from "./plugins/mod.ts";
+import { createApp } from "./web/mod.ts";
+
+/** A usage error: exit code 2. */
+class UsageError extends Error {}
+
+const USAGE = `Usage: homeagent <command> [options]
+
+Commands:
+  serve [--host H] [--port P]   run the daemon (default 127.0.0.1:7800)
+  chat [TEXT]                   talk to the running daemon; a REPL without TEXT
+  stop                          stop the current turn
+  status                        JSON status of the running daemon
+  config get KEY | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
+
+Every command takes --home DIR (default $HOMEAGENT_HOME or ~/.homeagent).`;
+
+const env = Deno.env.toObject();
+
+async function main(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      home: { type: "string" },
+      host: { type: "string" },
+      port: { type: "string" },
+      reveal: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean" },
+    },
+  });
+  if (values.version) {
+    console.log(denoJson.version);
+    return 0;
+  }
+  const [command, ...rest] = positionals;
+  if (values.help || command === undefined || command === "help") {
+    console.log(USAGE);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  const home = resolveHome(values.home, env);
+  switch (command) {
+    case "serve":
+      return await serve(home, values.host, values.port);
+    case "chat":
+      return await chat(homePaths(home), rest.join(" "));
+    case "stop":
+      return await stop(homePaths(home));
+    case "status":
+      return await status(homePaths(home));
+    case "config":
+      return await config(home, rest, values.reveal ?? false);
+    default:
+      throw new UsageError(`Unknown command "${command}"\n\n${USAGE}`);
+  }
+}
+
+function openConfig(paths: HomePaths, logger: Logger) {
+  const store = new SqliteConfigStore({ path: paths.configDb });
+  const registry = new ConfigRegistry({ store, clock: systemClock, logger, env });
+  registerCoreDefaults(registry);
+  return { store, registry };
+}
+
+async function serve(home: string, hostFlag?: string, portFlag?: string): Promise<number> {
+  const startedAt = Date.now();
+  const logger = createJsonLogger({ level: parseLogLevel(env.HOMEAGENT_LOG_LEVEL) });
+  const paths = await ensureHome(home);
+  await claimSocket(paths);
+  const { store, registry } = openConfig(paths, logger);
+  if (registry.get<string>("core.web.token") === "") {
+    registry.set("core.web.token", crypto.randomUUID().replaceAll("-", ""));
+  }
+  const token = registry.get<string>("core.web.token");
+  const host = hostFlag ?? registry.get<string>("core.web.host");
+  const port = portFlag !== undefined ? Number(portFlag) : registry.get<number>("core.web.port");
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`Invalid --port "${portFlag}": expected an integer 0-65535`);
+  }
+
+  const providers = new ProviderManager({
+    clock: systemClock,
+    logger: logger.child({ component: "providers" }),
+    sources: () => registry.llmSources(),
+    factory: createProviderFactory({ clock: systemClock, logger }),
+    retryDelayMs: registry.get<number>("core.llm.retry_delay_ms"),
+  });
+  const agent = new Agent({
+    clock: systemClock,
+    logger: logger.child({ component: "kernel" }),
+    config: registry,
+    llm: providers,
+    persona: () => readPersona(paths.persona),
+  });
+  const plugins = new PluginManager({ agent, config: registry, logger });
+  const statusReport = () => ({
+    version: denoJson.version,
+    home: paths.root,
+    pid: Deno.pid,
+    uptimeMs: Date.now() - startedAt,
+    kernel: agent.status(),
+    providers: providers.health(),
+    plugins: plugins.list(),
+    memory: { contextEvents: agent.context.size() },
+  });
+
+  await plugins.start(createCliPlugin({ socketPath: paths.socket, statusReport }));
+  const app = createApp({
+    token,
+    status: statusReport,
+    chat: (text, channel, onReply) => agent.injectInput("web", text, { channel, onReply }),
+  });
+  const server = Deno.serve({ hostname: host, port, onListen: () => {} }, app.fetch);
+  await Deno.writeTextFile(paths.pidFile, `${Deno.pid}\n`);
+  const shown = host.includes(":") ? `[${host}]` : host;
+  console.log(`http://${shown}:${server.addr.port}/?token=${token}`);
+  logger.info("HomeAgent started", {
+    home: paths.root,
+    sources: registry.llmSources().map((s) => s.name),
+    startupMs: Date.now() - startedAt,
+  });
+  if (!providers.hasSources()) {
+    logger.warn("No LLM source configured; chat will answer with how to configure one");
+  }
+
+  const stopped = Promise.withResolvers<void>();
+  const onSignal = () => stopped.resolve();
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
+  await stopped.promise;
+  logger.info("HomeAgent stopping");
+  await agent.close();
+  await plugins.stopAll();
+  await server.shutdown();
+  store.close();
+  await Deno.remove(paths.pidFile).catch(() => {});
+  Deno.removeSignalListener("SIGINT", onSignal);
+  Deno.removeSignalListener("SIGTERM", onSignal);
+  return 0;
+}
+
+/** Refuse a second daemon on the same home; remove a stale socket left by a crash. */
+async function claimSocket(paths: HomePaths): Promise<void> {
+  try {
+    const conn = await Deno.connect({ transport: "unix", path: paths.socket });
+    conn.close();
+    const pid = await Deno.readTextFile(paths.pidFile).then((t) => t.trim(), () => "?");
+    throw new HomeAgentError(
+      "already_running",
+      `HomeAgent is already running on home "${paths.root}" (pid ${pid})`,
+    );
+  } catch (error) {
+    if (error instanceof HomeAgentError) throw error;
+    if (error instanceof Deno.errors.NotFound) return;
+    await Deno.remove(paths.socket); // stale: nobody listens
+  }
+}
+
+async function chat(paths: HomePaths, text: string): Promise<number> {
+  const client = await CliClient.connect(paths.socket);
+  try {
+    if (text.trim() === "") return await runRepl(client, processIo());
+    const io = processIo();
+    const reply = await chatOnce(client, text, io);
+    return reply.status === "error" || reply.status === "refused" ? 1 : 0;
+  } finally {
+    client.close();
+  }
+}
+
+async function stop(paths: HomePaths): Promise<number> {
+  const client = await CliClient.connect(paths.socket);
+  try {
+    await client.send({ type: "stop" });
+    const frame = await client.expect("stopped");
+    console.log(frame.wasRunning ? "Stopped the current turn." : "Nothing was running.");
+    return 0;
+  } finally {
+    client.close();
+  }
+}
+
+async function status(paths: HomePaths): Promise<number> {
+  const client = await CliClient.connect(paths.socket);
+  try {
+    await client.send({ type: "status" });
+    const frame = await client.expect("status");
+    console.log(JSON.stringify(frame.status, null, 2));
+    return 0;
+  } finally {
+    client.close();
+  }
+}
+
+async function config(home: string, args: string[], reveal: boolean): Promise<number> {
+  const [action, key, ...valueParts] = args;
+  const paths = await ensureHome(home);
+  const logger = createJsonLogger({ level: "warn" });
+  const { store, registry } = openConfig(paths, logger);
+  try {
+    switch (action) {
+      case "get":
+        if (!key) throw new UsageError("Usage: homeagent config get KEY");
+        console.log(JSON.stringify(registry.get(key)));
+        return 0;
+      case "set":
+        if (!key || valueParts.length === 0) {
+          throw new UsageError("Usage: homeagent config set KEY VALUE");
+        }
+        registry.setFromText(key, valueParts.join(" "));
+        return 0;
+      case "unset":
+        if (!key) throw new UsageError("Usage: homeagent config unset KEY");
+        registry.unset(key);
+        return 0;
+      case "list":
+        for (const entry of registry.list(key ?? "", { reveal })) {
+          const marker = entry.source === "default" ? "" : `  (${entry.source})`;
+          console.log(`${entry.key} = ${JSON.stringify(entry.value)}${marker}`);
+        }
+        return 0;
+      default:
+        throw new UsageError("Usage: homeagent config get|set|unset|list ...");
+    }
+  } finally {
+    store.close();
+  }
+}
+
+if (import.meta.main) {
+  let code: number;
+  try {
+    code = await main(Deno.args);
+  } catch (error) {
+    const usage = error instanceof UsageError ||
+      (error instanceof TypeError && "code" in error &&
+        String(error.code).startsWith("ERR_PARSE_ARGS"));
+    console.error(`error: ${errorMessage(error)}`);
+    code = usage ? 2 : 1;
+  }
+  Deno.exit(code);
+}

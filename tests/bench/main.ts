@@ -1,0 +1,67 @@
+/**
+ * The benchmark harness (`deno task bench [--json] [--only a,b]`, DESIGN.md §9). Each bench
+ * module exports `figures`: a map from figure name to a function measuring it. A function may
+ * return one figure, or several at once (keyed by their names) when one measurement yields them.
+ */
+// deno-lint-ignore-file no-console
+import { parseArgs } from "node:util";
+import type { Figure, FigureFn } from "./_figure.ts";
+import { figures as kernelFigures } from "./kernel_bench.ts";
+import { figures as daemonFigures } from "./daemon_bench.ts";
+import { figures as wasmFigures } from "./wasm_bench.ts";
+
+const ALL: Record<string, FigureFn> = { ...kernelFigures, ...daemonFigures, ...wasmFigures };
+
+function machine() {
+  return {
+    os: Deno.build.os,
+    arch: Deno.build.arch,
+    cpus: navigator.hardwareConcurrency,
+    deno: Deno.version.deno,
+    v8: Deno.version.v8,
+    memoryGiB: Math.round(Deno.systemMemoryInfo().total / 2 ** 30),
+    loadavg: Deno.loadavg(),
+    date: new Date().toISOString(),
+  };
+}
+
+async function run(): Promise<number> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { json: { type: "boolean" }, only: { type: "string" } },
+  });
+  const only = values.only?.split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = only?.filter((name) => !(name in ALL)) ?? [];
+  if (unknown.length > 0) {
+    console.error(
+      `error: unknown figure(s) ${unknown.join(", ")}; known: ${Object.keys(ALL).join(", ")}`,
+    );
+    return 2;
+  }
+  const results: Record<string, Figure> = {};
+  const done = new Set<FigureFn>();
+  for (const [name, fn] of Object.entries(ALL)) {
+    if (only && !only.includes(name)) continue;
+    if (done.has(fn)) continue; // one measurement that reports several figures
+    done.add(fn);
+    if (!values.json) console.error(`measuring ${name} ...`);
+    const out = await fn();
+    const produced = "value" in out ? { [name]: out as Figure } : out as Record<string, Figure>;
+    for (const [key, figure] of Object.entries(produced)) {
+      if (!only || only.includes(key)) results[key] = figure;
+    }
+  }
+  if (values.json) {
+    console.log(JSON.stringify({ figures: results, machine: machine() }, null, 2));
+  } else {
+    const width = Math.max(...Object.keys(results).map((k) => k.length), 6);
+    console.log(`${"figure".padEnd(width)}  ${"value".padStart(12)}  unit`);
+    for (const [key, figure] of Object.entries(results)) {
+      const value = Number.isInteger(figure.value) ? String(figure.value) : figure.value.toFixed(2);
+      console.log(`${key.padEnd(width)}  ${value.padStart(12)}  ${figure.unit}`);
+    }
+  }
+  return 0;
+}
+
+Deno.exit(await run());

@@ -1,0 +1,2 @@
+/** The web plugin's public entry. */
+export { createApp, type WebDeps } from "./app.ts";
