@@ -1,7 +1,8 @@
-/** LLM adapters: the native OpenAI and Ollama clients and the factory that picks one per source. */
-import type { ProviderFactory, SourceConfig } from "../core/llm_sources.ts";
-import type { Clock, Logger } from "../core/ports.ts";
-import type { Provider } from "../core/provider.ts";
+/**
+ * Runtime adapters: the native OpenAI and Ollama LLM clients, the factory that picks one per
+ * source, the system clock and the JSON-lines logger.
+ */
+import type { Clock, Logger, Provider, ProviderFactory, SourceConfig } from "../core/mod.ts";
 import type { NativeClientOptions } from "./_client.ts";
 import { OllamaProvider } from "./ollama.ts";
 import { OpenAIProvider } from "./openai.ts";
@@ -16,6 +17,12 @@ export {
   MODEL_WINDOWS,
 } from "./model_windows.ts";
 export { systemClock } from "./system_clock.ts";
+export {
+  createJsonLogger,
+  type JsonLoggerOptions,
+  type LogLevel,
+  parseLogLevel,
+} from "./json_logger.ts";
 
 /** Builds the Provider of one source; may throw TypeError for a source it cannot serve. */
 export type AdapterBuilder = (source: SourceConfig, options: NativeClientOptions) => Provider;
@@ -50,9 +57,3 @@ export function createProviderFactory(options: ProviderFactoryOptions): Provider
     return build(source, shared);
   };
 }
-export {
-  createJsonLogger,
-  type JsonLoggerOptions,
-  type LogLevel,
-  parseLogLevel,
-} from "./json_logger.ts";

@@ -1,0 +1,324 @@
+/**
+ * ProviderManager: calls the configured LLM sources in order with the fallback strategy of
+ * ARCHITECTURE.md — one retry of the same source for transient failures, auth failures make
+ * a source unusable until its config changes, a user stop is never a provider failure.
+ */
+import {
+  AbortedError,
+  AllProvidersFailedError,
+  errorMessage,
+  NoProviderError,
+  ProviderError,
+} from "./errors.ts";
+import { type ProviderFactory, type SourceConfig, sourceFingerprint } from "./llm_sources.ts";
+import { type Clock, type Logger, sleep } from "./ports.ts";
+import type { ChatRequest, ChatResponse, Provider, StreamEvent } from "./provider.ts";
+
+/** Window reported when no source is usable. */
+const NO_SOURCE_WINDOW = 8192;
+
+/** Options of ProviderManager. */
+export interface ProviderManagerOptions {
+  clock: Clock;
+  logger: Logger;
+  /** Enabled sources in `core.llm.order`; re-read on every call, so config changes apply at once. */
+  sources: () => SourceConfig[];
+  factory: ProviderFactory;
+  /** Pause before retrying a source after a transient failure; default 500 ms. */
+  retryDelayMs?: number;
+}
+
+/** Observes one call. Exceptions thrown by a listener are logged and otherwise ignored. */
+export interface StreamListener {
+  /** Every stream event except `error`, tagged with the source producing it. */
+  onEvent?(source: string, event: StreamEvent): void;
+  /** `from` failed; `to` is the next source tried, undefined when none is left. */
+  onFallback?(from: string, to: string | undefined, error: ProviderError): void;
+  /** Deltas already delivered from `source` are void: it failed mid-stream and is retried. */
+  onReset?(source: string): void;
+}
+
+/** Options of one call. */
+export interface ProviderCallOptions {
+  signal?: AbortSignal;
+  listener?: StreamListener;
+  /** Stream the answer (default true). */
+  stream?: boolean;
+}
+
+/** The answer of a call and where it came from; times are measured from the call's start. */
+export interface ProviderCallResult {
+  response: ChatResponse;
+  source: string;
+  model: string;
+  durationMs: number;
+  firstTokenMs?: number;
+}
+
+/** How a source is doing, for `status` and the dashboard. */
+export interface SourceHealth {
+  name: string;
+  adapter: string;
+  model: string;
+  /** "degraded": its last attempt failed; "unusable": skipped until its config changes. */
+  state: "ok" | "degraded" | "unusable";
+  lastError?: string;
+  lastErrorAt?: number;
+  calls: number;
+  failures: number;
+}
+
+interface Entry {
+  fingerprint: string;
+  provider?: Provider;
+  /** Set when the source may not be used until its fingerprint changes. */
+  unusable?: ProviderError;
+  lastFailed: boolean;
+  lastError?: string;
+  lastErrorAt?: number;
+  calls: number;
+  failures: number;
+}
+
+type Attempt =
+  | { ok: true; response: ChatResponse; firstTokenMs?: number }
+  | { ok: false; error: ProviderError; partial?: boolean };
+
+/** Calls LLM sources in order with retry and fallback, and records their health. */
+export class ProviderManager {
+  #options: ProviderManagerOptions;
+  #entries = new Map<string, Entry>();
+
+  constructor(options: ProviderManagerOptions) {
+    this.#options = options;
+  }
+
+  /** True when at least one source is configured. */
+  hasSources(): boolean {
+    return this.#options.sources().length > 0;
+  }
+
+  /** The context window of the first usable source; 8192 when there is none. */
+  maxContextTokens(): number {
+    for (const source of this.#options.sources()) {
+      const entry = this.#entry(source);
+      if (entry.provider && !entry.unusable) return entry.provider.maxContextTokens();
+    }
+    return NO_SOURCE_WINDOW;
+  }
+
+  /** Health of every configured source, in order. */
+  health(): SourceHealth[] {
+    return this.#options.sources().map((source) => {
+      const entry = this.#entry(source);
+      return {
+        name: source.name,
+        adapter: source.adapter,
+        model: source.model,
+        state: entry.unusable ? "unusable" : entry.lastFailed ? "degraded" : "ok",
+        ...(entry.lastError !== undefined
+          ? { lastError: entry.lastError, lastErrorAt: entry.lastErrorAt }
+          : {}),
+        calls: entry.calls,
+        failures: entry.failures,
+      };
+    });
+  }
+
+  /**
+   * Answer `request` from the first source that can. Throws NoProviderError without sources,
+   * AbortedError when `signal` aborts, AllProvidersFailedError naming each source's failure.
+   */
+  async call(request: ChatRequest, options: ProviderCallOptions = {}): Promise<ProviderCallResult> {
+    const sources = this.#options.sources();
+    if (sources.length === 0) throw new NoProviderError();
+    const started = this.#options.clock.monotonic();
+    const failures: ProviderError[] = [];
+    const candidates = sources.map((source) => ({ source, entry: this.#entry(source) }));
+    for (const [i, { source, entry }] of candidates.entries()) {
+      if (entry.unusable) {
+        failures.push(entry.unusable);
+        continue;
+      }
+      const outcome = await this.#trySource(source, entry, request, options, started);
+      if (outcome.ok) {
+        return {
+          response: outcome.response,
+          source: source.name,
+          model: outcome.response.model || source.model,
+          durationMs: this.#options.clock.monotonic() - started,
+          ...(outcome.firstTokenMs !== undefined ? { firstTokenMs: outcome.firstTokenMs } : {}),
+        };
+      }
+      failures.push(outcome.error);
+      const next = candidates.slice(i + 1).find((c) => !c.entry.unusable)?.source.name;
+      this.#options.logger.warn(`LLM source "${source.name}" failed`, {
+        source: source.name,
+        kind: outcome.error.kind,
+        status: outcome.error.status,
+        error: outcome.error.message,
+        next,
+      });
+      const error = outcome.error;
+      notify(this.#options.logger, () => options.listener?.onFallback?.(source.name, next, error));
+    }
+    throw new AllProvidersFailedError(failures);
+  }
+
+  /** One source: a first attempt and, for a transient failure, one retry after the delay. */
+  async #trySource(
+    source: SourceConfig,
+    entry: Entry,
+    request: ChatRequest,
+    options: ProviderCallOptions,
+    started: number,
+  ): Promise<Attempt> {
+    const provider = entry.provider;
+    if (!provider) return { ok: false, error: entry.unusable ?? this.#unbuilt(source) };
+    let attempt = await this.#attempt(provider, entry, request, options, started);
+    if (attempt.ok || !attempt.error.retryable) return attempt;
+    const delay = this.#options.retryDelayMs ?? 500;
+    try {
+      if (delay > 0) await sleep(this.#options.clock, delay, options.signal);
+    } catch (error) {
+      throw new AbortedError("LLM call aborted", { cause: error });
+    }
+    attempt = await this.#attempt(provider, entry, request, options, started);
+    return attempt;
+  }
+
+  /** One HTTP call of one provider, recorded in its health. Throws AbortedError on stop. */
+  async #attempt(
+    provider: Provider,
+    entry: Entry,
+    request: ChatRequest,
+    options: ProviderCallOptions,
+    started: number,
+  ): Promise<Attempt> {
+    const { signal } = options;
+    if (signal?.aborted) throw new AbortedError("LLM call aborted", { cause: signal.reason });
+    const attempt = options.stream === false
+      ? await this.#chat(provider, request, signal)
+      : await this.#stream(provider, request, options, started);
+    if (signal?.aborted || (!attempt.ok && attempt.error.kind === "cancelled")) {
+      throw new AbortedError("LLM call aborted", { cause: signal?.reason });
+    }
+    entry.calls++;
+    if (attempt.ok) {
+      entry.lastFailed = false;
+      return attempt;
+    }
+    if (attempt.partial) {
+      notify(this.#options.logger, () => options.listener?.onReset?.(provider.name));
+    }
+    entry.failures++;
+    entry.lastFailed = true;
+    entry.lastError = attempt.error.message;
+    entry.lastErrorAt = this.#options.clock.now();
+    if (attempt.error.kind === "auth") entry.unusable = attempt.error;
+    return attempt;
+  }
+
+  async #chat(provider: Provider, request: ChatRequest, signal?: AbortSignal): Promise<Attempt> {
+    try {
+      return { ok: true, response: await provider.chat(request, { signal }) };
+    } catch (error) {
+      return { ok: false, error: asFailure(provider.name, error) };
+    }
+  }
+
+  async #stream(
+    provider: Provider,
+    request: ChatRequest,
+    options: ProviderCallOptions,
+    started: number,
+  ): Promise<Attempt> {
+    const { listener, signal } = options;
+    const { logger, clock } = this.#options;
+    let firstTokenMs: number | undefined;
+    let failure: ProviderError | undefined;
+    let response: ChatResponse | undefined;
+    try {
+      for await (const event of provider.stream(request, { signal })) {
+        if (event.type === "error") {
+          failure = event.error;
+          break;
+        }
+        if (event.type === "done") response = event.response;
+        if (firstTokenMs === undefined && isDelta(event)) {
+          firstTokenMs = clock.monotonic() - started;
+        }
+        notify(logger, () => listener?.onEvent?.(provider.name, event));
+        if (response) break;
+      }
+    } catch (error) {
+      failure = asFailure(provider.name, error);
+    }
+    if (response) return { ok: true, response, firstTokenMs };
+    failure ??= new ProviderError(
+      provider.name,
+      "malformed",
+      `Source "${provider.name}" ended its stream without an answer`,
+    );
+    return { ok: false, error: failure, partial: firstTokenMs !== undefined };
+  }
+
+  /** The entry of `source`, with its provider rebuilt when its config changed. */
+  #entry(source: SourceConfig): Entry {
+    const fingerprint = sourceFingerprint(source);
+    let entry = this.#entries.get(source.name);
+    if (!entry) {
+      entry = { fingerprint: "", lastFailed: false, calls: 0, failures: 0 };
+      this.#entries.set(source.name, entry);
+    }
+    if (entry.fingerprint === fingerprint && (entry.provider || entry.unusable)) return entry;
+    entry.fingerprint = fingerprint;
+    entry.unusable = undefined;
+    entry.lastFailed = false;
+    try {
+      entry.provider = this.#options.factory(source);
+    } catch (error) {
+      // A source that cannot be built (unknown adapter, bad URL) waits for its config to change.
+      entry.provider = undefined;
+      entry.unusable = new ProviderError(
+        source.name,
+        "bad_request",
+        `Source "${source.name}" cannot be used: ${errorMessage(error)}`,
+        { cause: error },
+      );
+      entry.lastError = entry.unusable.message;
+      entry.lastErrorAt = this.#options.clock.now();
+    }
+    return entry;
+  }
+
+  #unbuilt(source: SourceConfig): ProviderError {
+    return new ProviderError(source.name, "bad_request", `Source "${source.name}" is not built`);
+  }
+}
+
+function isDelta(event: StreamEvent): boolean {
+  return event.type === "text_delta" || event.type === "reasoning_delta" ||
+    event.type === "tool_call_delta";
+}
+
+/** A provider that broke its contract by throwing still fails as data, not as a crash. */
+function asFailure(source: string, error: unknown): ProviderError {
+  if (error instanceof ProviderError) return error;
+  return new ProviderError(
+    source,
+    "malformed",
+    `Source "${source}" failed: ${errorMessage(error)}`,
+    {
+      cause: error,
+    },
+  );
+}
+
+function notify(logger: Logger, fn: () => void): void {
+  try {
+    fn();
+  } catch (error) {
+    logger.error("LLM call listener threw", { error: errorMessage(error) });
+  }
+}

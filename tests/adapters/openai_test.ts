@@ -1,0 +1,319 @@
+import assert from "node:assert/strict";
+import { OpenAIProvider } from "../../adapters/mod.ts";
+import { ProviderError } from "../../core/errors.ts";
+import type { ChatRequest } from "../../core/provider.ts";
+import { ManualClock } from "../fakes/clock.ts";
+import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
+import { closedPort, collect, lastOf, sourceAt, textOf } from "./_support.ts";
+
+const hello: ChatRequest = { messages: [{ role: "user", content: "Hi" }] };
+
+function isProviderError(kind: ProviderError["kind"], message?: RegExp | string) {
+  return (error: unknown) => {
+    assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${error}`);
+    assert.equal(error.kind, kind);
+    if (typeof message === "string") assert.equal(error.message, message);
+    else if (message) assert.match(error.message, message);
+    return true;
+  };
+}
+
+Deno.test("OpenAI client answers a non-streamed chat with text, usage and finish reason", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.text("Hello there", { usage: { prompt: 12, completion: 3 } }));
+  const provider = new OpenAIProvider({ source: sourceAt(server.url, { apiKey: "sk-test" }) });
+  const response = await provider.chat({ ...hello, temperature: 0.2, maxTokens: 64 });
+  assert.deepEqual(response, {
+    text: "Hello there",
+    toolCalls: [],
+    usage: { promptTokens: 12, completionTokens: 3 },
+    finishReason: "stop",
+    model: "gpt-4o",
+  });
+  const [request] = server.requests;
+  assert.equal(request?.path, "/v1/chat/completions");
+  assert.equal(request?.headers.authorization, "Bearer sk-test");
+  assert.deepEqual(request?.body, {
+    model: "gpt-4o",
+    messages: [{ role: "user", content: "Hi" }],
+    temperature: 0.2,
+    max_tokens: 64,
+    stream: false,
+  });
+});
+
+Deno.test("OpenAI client strips a trailing slash and sends no auth header without a key", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.text("ok"));
+  const provider = new OpenAIProvider({ source: sourceAt(server.url + "//") });
+  assert.equal((await provider.chat(hello)).text, "ok");
+  assert.equal(server.requests[0]?.path, "/v1/chat/completions");
+  assert.equal(server.requests[0]?.headers.authorization, undefined);
+});
+
+Deno.test("OpenAI client streams text deltas, usage and exactly one done event", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(
+    reply.text("Hello there, friend", { usage: { prompt: 7, completion: 4, cached: 5 } }),
+  );
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  const events = await collect(provider.stream(hello));
+  assert.equal(textOf(events), "Hello there, friend");
+  assert.ok(events.filter((e) => e.type === "text_delta").length > 1);
+  assert.deepEqual(events.find((e) => e.type === "usage"), {
+    type: "usage",
+    usage: { promptTokens: 7, completionTokens: 4, cachedTokens: 5 },
+  });
+  assert.equal(events.filter((e) => e.type === "done" || e.type === "error").length, 1);
+  const last = lastOf(events);
+  assert.equal(last.type, "done");
+  if (last.type === "done") {
+    assert.equal(last.response.text, "Hello there, friend");
+    assert.equal(last.response.finishReason, "stop");
+    assert.deepEqual(last.response.usage, {
+      promptTokens: 7,
+      completionTokens: 4,
+      cachedTokens: 5,
+    });
+  }
+  assert.equal(server.requests[0]?.body.stream, true);
+  assert.deepEqual(server.requests[0]?.body.stream_options, { include_usage: true });
+});
+
+Deno.test("OpenAI client streams tool-call deltas split across chunks", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.toolCalls([
+    { id: "call_a", name: "echo", arguments: { text: "a fairly long argument" } },
+    { id: "call_b", name: "time", arguments: {} },
+  ]));
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  const events = await collect(provider.stream(hello));
+  const deltas = events.filter((e) => e.type === "tool_call_delta");
+  assert.ok(deltas.length > 4, "arguments arrive in several pieces");
+  const last = lastOf(events);
+  assert.equal(last.type, "done");
+  if (last.type !== "done") return;
+  assert.deepEqual(last.response.toolCalls, [
+    { id: "call_a", name: "echo", arguments: '{"text":"a fairly long argument"}' },
+    { id: "call_b", name: "time", arguments: "{}" },
+  ]);
+  assert.equal(last.response.finishReason, "tool_calls");
+});
+
+Deno.test("OpenAI client returns non-streamed tool calls", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.toolCalls([{ id: "call_1", name: "echo", arguments: { x: 1 } }]));
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  const response = await provider.chat(hello);
+  assert.deepEqual(response.toolCalls, [{ id: "call_1", name: "echo", arguments: '{"x":1}' }]);
+  assert.equal(response.finishReason, "tool_calls");
+  assert.equal(response.text, "");
+});
+
+Deno.test("OpenAI client reports reasoning_content as reasoning, streamed and not", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(
+    reply.text("42", { reasoning: "Let me think step by step." }),
+    reply.text("42", { reasoning: "Briefly." }),
+  );
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  const events = await collect(provider.stream(hello));
+  const reasoning = events.map((e) => e.type === "reasoning_delta" ? e.text : "").join("");
+  assert.equal(reasoning, "Let me think step by step.");
+  const last = lastOf(events);
+  assert.equal(last.type === "done" && last.response.reasoning, "Let me think step by step.");
+  assert.equal((await provider.chat(hello)).reasoning, "Briefly.");
+});
+
+Deno.test("OpenAI client sends tools, assistant tool calls and tool results in wire format", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.text("done"));
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  await provider.chat({
+    messages: [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Echo x" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "call_1", name: "echo", arguments: '{"x":1}' }],
+      },
+      { role: "tool", toolCallId: "call_1", name: "echo", content: "1" },
+    ],
+    tools: [{ name: "echo", description: "Echo x", parameters: { type: "object" } }],
+  });
+  const body = server.requests[0]?.body;
+  assert.deepEqual(body?.messages, [
+    { role: "system", content: "Be brief." },
+    { role: "user", content: "Echo x" },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{
+        id: "call_1",
+        type: "function",
+        function: { name: "echo", arguments: '{"x":1}' },
+      }],
+    },
+    { role: "tool", tool_call_id: "call_1", content: "1" },
+  ]);
+  assert.deepEqual(body?.tools, [{
+    type: "function",
+    function: { name: "echo", description: "Echo x", parameters: { type: "object" } },
+  }]);
+});
+
+Deno.test("OpenAI client maps 401 to an auth error naming source, host, status and message", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.status(401, "Incorrect API key"), reply.status(403, "Forbidden here"));
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  const host = new URL(server.url).host;
+  await assert.rejects(
+    provider.chat(hello),
+    isProviderError("auth", `Source "main" (${host}) answered 401: Incorrect API key`),
+  );
+  const last = lastOf(await collect(provider.stream(hello)));
+  assert.equal(last.type, "error");
+  if (last.type === "error") {
+    assert.equal(last.error.kind, "auth");
+    assert.equal(last.error.status, 403);
+    assert.equal(last.error.retryable, false);
+  }
+});
+
+Deno.test("OpenAI client maps 5xx, 429, other 4xx and context-length errors to their kinds", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(
+    reply.status(500, "The server had an error"),
+    reply.status(429, "Rate limit reached"),
+    reply.status(404, "No such model"),
+    reply.status(
+      400,
+      "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.",
+    ),
+  );
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  await assert.rejects(provider.chat(hello), isProviderError("server", /answered 500: The server/));
+  await assert.rejects(provider.chat(hello), isProviderError("rate_limit", /answered 429/));
+  await assert.rejects(provider.chat(hello), isProviderError("bad_request", /404: No such model/));
+  await assert.rejects(provider.chat(hello), isProviderError("overflow", /maximum context length/));
+});
+
+Deno.test("OpenAI client maps an unparseable JSON body to malformed", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.garbage());
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  await assert.rejects(provider.chat(hello), isProviderError("malformed", /not valid JSON/));
+});
+
+Deno.test("OpenAI client ends a stream of unparseable SSE data with a malformed error", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.garbage());
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  const events = await collect(provider.stream(hello));
+  assert.equal(events.length, 1);
+  const last = lastOf(events);
+  assert.equal(last.type === "error" && last.error.kind, "malformed");
+});
+
+Deno.test("OpenAI client maps a refused connection to network", async () => {
+  const provider = new OpenAIProvider({
+    source: sourceAt(`http://127.0.0.1:${closedPort()}/v1`),
+  });
+  await assert.rejects(provider.chat(hello), isProviderError("network", /could not be reached/));
+  const last = lastOf(await collect(provider.stream(hello)));
+  assert.equal(last.type === "error" && last.error.kind, "network");
+});
+
+Deno.test("OpenAI client maps a connection cut mid-stream to network", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.text("A longer answer that is cut", { cut: "drop" }));
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  const events = await collect(provider.stream(hello));
+  assert.ok(textOf(events).length > 0);
+  const last = lastOf(events);
+  assert.equal(last.type === "error" && last.error.kind, "network");
+});
+
+Deno.test("OpenAI client times out a request that gets no headers, on the injected clock", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.hang());
+  const clock = new ManualClock();
+  const provider = new OpenAIProvider({ source: sourceAt(server.url), clock });
+  const answer = provider.chat(hello);
+  await server.waitForRequests(1);
+  clock.advance(59_999);
+  assert.equal(clock.pending, 1);
+  clock.advance(1);
+  await assert.rejects(answer, isProviderError("timeout", /sent no response within 60000 ms/));
+  await server.waitForAborts(1);
+  assert.equal(clock.pending, 0);
+});
+
+Deno.test("OpenAI client times out a stream that stalls mid-answer", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.text("Some words before the stall", { cut: "hang" }));
+  const provider = new OpenAIProvider({ source: sourceAt(server.url), idleTimeoutMs: 200 });
+  const events = await collect(provider.stream(hello));
+  assert.ok(textOf(events).length > 0);
+  const last = lastOf(events);
+  assert.equal(last.type, "error");
+  if (last.type === "error") {
+    assert.equal(last.error.kind, "timeout");
+    assert.match(last.error.message, /stalled for more than 200 ms/);
+  }
+  await server.waitForAborts(1);
+});
+
+Deno.test("OpenAI client abort cancels and really closes the connection", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.slowText("a slow answer that goes on and on and on", { chunkDelayMs: 20 }));
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  const controller = new AbortController();
+  const events = [];
+  for await (const event of provider.stream(hello, { signal: controller.signal })) {
+    events.push(event);
+    if (event.type === "text_delta") controller.abort();
+  }
+  const last = lastOf(events);
+  assert.equal(last.type === "error" && last.error.kind, "cancelled");
+  await server.waitForAborts(1);
+  assert.equal(server.aborts, 1);
+});
+
+Deno.test("OpenAI client abort while waiting for headers rejects with cancelled", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.hang());
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  const controller = new AbortController();
+  const answer = provider.chat(hello, { signal: controller.signal });
+  await server.waitForRequests(1);
+  controller.abort();
+  await assert.rejects(answer, isProviderError("cancelled"));
+  await server.waitForAborts(1);
+  assert.equal(server.aborts, 1);
+});
+
+Deno.test("OpenAI client with an already aborted signal sends nothing", async () => {
+  await using server = startFakeOpenAI();
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  const last = lastOf(await collect(provider.stream(hello, { signal: AbortSignal.abort() })));
+  assert.equal(last.type === "error" && last.error.kind, "cancelled");
+  assert.equal(server.requests.length, 0);
+});
+
+Deno.test("OpenAI client turns a streamed call answered with plain JSON into events", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.text("One piece", { wire: "json" }));
+  const provider = new OpenAIProvider({ source: sourceAt(server.url) });
+  const events = await collect(provider.stream(hello));
+  assert.equal(textOf(events), "One piece");
+  assert.equal(lastOf(events).type, "done");
+});
+
+Deno.test("OpenAI client reports its declared context window, else the model table's", () => {
+  const declared = new OpenAIProvider({ source: sourceAt("http://x/v1", { contextWindow: 4000 }) });
+  assert.equal(declared.maxContextTokens(), 4000);
+  const known = new OpenAIProvider({ source: sourceAt("http://x/v1", { model: "gpt-4o-mini" }) });
+  assert.equal(known.maxContextTokens(), 128_000);
+});
