@@ -1,0 +1,114 @@
+/**
+ * Kernel figures: `turn_overhead_p50_us` / `turn_overhead_p99_us`, the time HomeAgent itself
+ * spends on one turn with one tool round (two streamed LLM calls through the real OpenAI client
+ * over loopback HTTP, one tool call, all stages), with the fake server's own handler time
+ * subtracted.
+ */
+import { Agent, ProviderManager, silentLogger } from "../../core/mod.ts";
+import { createProviderFactory, systemClock } from "../../adapters/mod.ts";
+import { openTestRegistry } from "../fakes/config.ts";
+import { type Figure, quantile, round } from "./_figure.ts";
+
+const WARMUP = 50;
+const TURNS = 500;
+
+function sse(chunks: unknown[]): string {
+  return chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n";
+}
+
+const base = { id: "b", object: "chat.completion.chunk", created: 0, model: "bench" };
+const TOOL_ROUND = sse([
+  {
+    ...base,
+    choices: [{
+      index: 0,
+      delta: {
+        role: "assistant",
+        tool_calls: [{
+          index: 0,
+          id: "call_1",
+          type: "function",
+          function: { name: "bench_echo", arguments: '{"text":"hi"}' },
+        }],
+      },
+      finish_reason: null,
+    }],
+  },
+  { ...base, choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
+]);
+const TEXT_ROUND = sse([
+  { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "Done, " } }] },
+  { ...base, choices: [{ index: 0, delta: { content: "the tool said hi." } }] },
+  { ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+]);
+
+/** A minimal fake OpenAI server that accounts for its own handler time. */
+function startBenchServer() {
+  let serverTime = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const t0 = performance.now();
+    const body = await req.json() as { messages: { role: string }[] };
+    const text = body.messages.at(-1)?.role === "tool" ? TEXT_ROUND : TOOL_ROUND;
+    const response = new Response(text, { headers: { "content-type": "text/event-stream" } });
+    serverTime += performance.now() - t0;
+    return response;
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/v1`,
+    takeServerTime: () => {
+      const t = serverTime;
+      serverTime = 0;
+      return t;
+    },
+    close: () => server.shutdown(),
+  };
+}
+
+async function measure(): Promise<Record<string, Figure>> {
+  const server = startBenchServer();
+  using config = openTestRegistry();
+  const registry = config.registry;
+  registry.set("core.llm.sources.bench.base_url", server.url);
+  registry.set("core.llm.sources.bench.model", "bench");
+  registry.set("core.llm.sources.bench.context_window", 128_000);
+  const providers = new ProviderManager({
+    clock: systemClock,
+    logger: silentLogger,
+    sources: () => registry.llmSources(),
+    factory: createProviderFactory({ clock: systemClock, logger: silentLogger }),
+  });
+  const agent = new Agent({
+    clock: systemClock,
+    logger: silentLogger,
+    config: registry,
+    llm: providers,
+    persona: () => "You are a benchmark.",
+  });
+  agent.tools.register({
+    name: "bench_echo",
+    description: "echo",
+    parameters: { type: "object", properties: { text: { type: "string" } } },
+    handler: (args) => String(args.text),
+  });
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < WARMUP + TURNS; i++) {
+      server.takeServerTime();
+      const t0 = performance.now();
+      const reply = await agent.injectInputSync("bench", `turn ${i}`);
+      const elapsed = performance.now() - t0 - server.takeServerTime();
+      if (reply.status !== "ok") throw new Error(`Bench turn failed: ${reply.text}`);
+      if (i >= WARMUP) samples.push(elapsed * 1000);
+    }
+  } finally {
+    await agent.close();
+    await server.close();
+  }
+  return {
+    turn_overhead_p50_us: { value: round(quantile(samples, 0.5)), unit: "us" },
+    turn_overhead_p99_us: { value: round(quantile(samples, 0.99)), unit: "us" },
+  };
+}
+
+/** Figures of this module. */
+export const figures = { "turn_overhead_p50_us": measure, "turn_overhead_p99_us": measure };

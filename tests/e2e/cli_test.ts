@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
+import { runMain, startServe } from "../fakes/daemon.ts";
+
+async function tempHome(): Promise<string & AsyncDisposable> {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-e2e-" });
+  return Object.assign(dir, {
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  }) as string & AsyncDisposable;
+}
+
+Deno.test("CLI holds a conversation with a real serve process and an OpenAI-compatible server", async () => {
+  await using server = startFakeOpenAI({
+    fallback: (request) => reply.text(`You said: ${request.body.messages.at(-1)!.content}`),
+  });
+  await using home = await tempHome();
+  const env = { HOMEAGENT_LLM_BASE_URL: server.url, HOMEAGENT_LLM_MODEL: "fake-model" };
+  await using daemon = await startServe(`${home}`, env);
+  assert.match(daemon.url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{32}$/);
+  assert.ok((await Deno.stat(join(`${home}`, "persona.md"))).isFile);
+
+  const chat = await runMain(["chat", "--home", `${home}`, "hello", "there"]);
+  assert.equal(chat.code, 0, chat.stderr);
+  assert.equal(chat.stdout, "You said: hello there\n");
+  assert.equal(server.requests[0]!.headers["authorization"], undefined);
+
+  const repl = await runMain(["chat", "--home", `${home}`], { stdin: "first\nsecond\n" });
+  assert.equal(repl.code, 0, repl.stderr);
+  assert.equal(repl.stdout, "You said: first\nYou said: second\n");
+
+  const status = await runMain(["status", "--home", `${home}`]);
+  assert.equal(status.code, 0, status.stderr);
+  const report = JSON.parse(status.stdout);
+  assert.equal(report.kernel.turns, 3);
+  assert.equal(report.providers[0].name, "env");
+  assert.equal(report.providers[0].state, "ok");
+  assert.deepEqual(report.plugins, [{ name: "cli", state: "running" }]);
+
+  const second = await runMain(["serve", "--home", `${home}`, "--port", "0"]);
+  assert.equal(second.code, 1);
+  assert.match(second.stderr, /^error: HomeAgent is already running on home ".*" \(pid \d+\)\n$/);
+
+  const stopped = await daemon.stop();
+  assert.equal(stopped.code, 0, stopped.stderr);
+  await assert.rejects(Deno.stat(daemon.socket), Deno.errors.NotFound);
+});
+
+Deno.test("CLI stop cuts a long streamed reply at once", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.slowText("word ".repeat(400), { chunkDelayMs: 25, chunkSize: 5 }));
+  await using home = await tempHome();
+  await using _daemon = await startServe(`${home}`, {
+    HOMEAGENT_LLM_BASE_URL: server.url,
+    HOMEAGENT_LLM_MODEL: "fake-model",
+  });
+  const chat = runMain(["chat", "--home", `${home}`, "talk for a long time"]);
+  await server.waitForRequests(1, 10_000);
+  await new Promise((r) => setTimeout(r, 200));
+  const stop = await runMain(["stop", "--home", `${home}`]);
+  assert.equal(stop.stdout, "Stopped the current turn.\n");
+  const result = await chat;
+  assert.equal(result.code, 0);
+  assert.match(result.stdout, /^word word/);
+  assert.match(result.stdout, /\[stopped\]\n$/);
+  assert.ok(result.stdout.length < "word ".repeat(400).length, "the reply was cut");
+  await server.waitForAborts(1);
+});
+
+Deno.test("CLI without an LLM source gets one line on how to configure one", async () => {
+  await using home = await tempHome();
+  await using _daemon = await startServe(`${home}`);
+  const chat = await runMain(["chat", "--home", `${home}`, "hello"]);
+  assert.equal(chat.code, 1);
+  assert.equal(chat.stdout, "");
+  assert.equal(chat.stderr.trim().split("\n").length, 1);
+  assert.match(chat.stderr, /No LLM source is configured.*HOMEAGENT_LLM_BASE_URL/);
+});
+
+Deno.test("CLI commands fail clearly with no daemon and on bad usage", async () => {
+  await using home = await tempHome();
+  const chat = await runMain(["chat", "--home", `${home}`, "hi"]);
+  assert.equal(chat.code, 1);
+  assert.match(chat.stderr, /^error: No HomeAgent daemon is running .*homeagent serve/);
+  const bad = await runMain(["frobnicate"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^error: Unknown command "frobnicate"/);
+  const badFlag = await runMain(["status", "--nope"]);
+  assert.equal(badFlag.code, 2);
+});
+
+Deno.test("CLI config set refuses a bad value and changes take effect in the running daemon", async () => {
+  await using first = startFakeOpenAI({ fallback: reply.text("from first") });
+  await using second = startFakeOpenAI({ fallback: reply.text("from second") });
+  await using home = await tempHome();
+  const h = `${home}`;
+  const set = (key: string, value: string) => runMain(["config", "--home", h, "set", key, value]);
+  assert.equal((await set("core.llm.sources.main.base_url", first.url)).code, 0);
+  assert.equal((await set("core.llm.sources.main.model", "m")).code, 0);
+  const bad = await set("core.agent.max_tool_turns", "many");
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /Cannot set "core.agent.max_tool_turns": expected an integer/);
+  await using _daemon = await startServe(h);
+  assert.equal((await runMain(["chat", "--home", h, "a"])).stdout, "from first\n");
+  assert.equal((await set("core.llm.sources.main.base_url", second.url)).code, 0);
+  assert.equal((await runMain(["chat", "--home", h, "b"])).stdout, "from second\n");
+  const list = await runMain(["config", "--home", h, "list", "core.llm.sources"]);
+  assert.match(list.stdout, /core\.llm\.sources\.main\.base_url = ".*"  \(stored\)/);
+});

@@ -1,0 +1,97 @@
+/** Run the real `main.ts` as a subprocess in a temporary home, for end-to-end tests. */
+import { join } from "node:path";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+/** Output of one finished command. */
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `main.ts ARGS` to completion. */
+export async function runMain(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string } = {},
+): Promise<CommandResult> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "--quiet", MAIN, ...args],
+    env: { NO_COLOR: "1", ...options.env },
+    stdin: options.stdin !== undefined ? "piped" : "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const out = await child.output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}
+
+/** A daemon started by startServe. */
+export interface RunningDaemon extends AsyncDisposable {
+  home: string;
+  socket: string;
+  /** The first stdout line: the URL with the token. */
+  url: string;
+  child: Deno.ChildProcess;
+  /** Send SIGTERM and wait; returns the exit code and what it logged. */
+  stop(): Promise<CommandResult>;
+}
+
+/** Start `main.ts serve` in `home` on a free port and wait until its socket accepts. */
+export async function startServe(
+  home: string,
+  env: Record<string, string> = {},
+): Promise<RunningDaemon> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "--quiet", MAIN, "serve", "--home", home, "--port", "0"],
+    env: { NO_COLOR: "1", HOMEAGENT_LOG_LEVEL: "info", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stdout = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const stderrText = new Response(child.stderr).text();
+  let first = "";
+  while (!first.includes("\n")) {
+    const { value, done } = await stdout.read();
+    if (done) {
+      const status = await child.status;
+      throw new Error(
+        `serve exited with ${status.code} before printing its URL: ${await stderrText}`,
+      );
+    }
+    first += value;
+  }
+  const rest = (async () => {
+    let text = first.slice(first.indexOf("\n") + 1);
+    for (let r = await stdout.read(); !r.done; r = await stdout.read()) text += r.value;
+    return text;
+  })();
+  let stopped: Promise<CommandResult> | undefined;
+  const stop = () =>
+    stopped ??= (async () => {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // already exited
+      }
+      const status = await child.status;
+      return { code: status.code, stdout: await rest, stderr: await stderrText };
+    })();
+  return {
+    home,
+    socket: join(home, "run", "homed.sock"),
+    url: first.slice(0, first.indexOf("\n")),
+    child,
+    stop,
+    async [Symbol.asyncDispose]() {
+      await stop();
+    },
+  };
+}
