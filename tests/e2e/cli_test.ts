@@ -105,5 +105,5 @@ Deno.test("CLI config set refuses a bad value and changes take effect in the run
   assert.equal((await set("core.llm.sources.main.base_url", second.url)).code, 0);
   assert.equal((await runMain(["chat", "--home", h, "b"])).stdout, "from second\n");
   const list = await runMain(["config", "--home", h, "list", "core.llm.sources"]);
-  assert.match(list.stdout, /core\.llm\.sources\.main\.base_url = ".*"  \(stored\)/);
+  assert.match(list.stdout, /core\.llm\.sources\.main\.base_url = ".*" {2}\(stored\)/);
 });
