@@ -6,6 +6,9 @@ import { Hono } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
 import type { Reply } from "../core/mod.ts";
+// Embedded as text so one compiled binary carries the page (rebuild with `deno task build:web`).
+import INDEX_HTML from "./ui/index.html" with { type: "text" };
+import APP_JS from "./ui/dist/app.js" with { type: "text" };
 
 /** What the app needs from the daemon. */
 export interface WebDeps {
@@ -51,6 +54,12 @@ export function createApp(deps: WebDeps): Hono {
       return c.redirect("/");
     }
     return c.html(INDEX_HTML);
+  });
+
+  app.get("/assets/app.js", (c) => {
+    c.header("content-type", "text/javascript; charset=utf-8");
+    c.header("cache-control", "no-cache");
+    return c.body(APP_JS);
   });
 
   app.use("/api/*", async (c, next) => {
@@ -102,21 +111,3 @@ export function createApp(deps: WebDeps): Hono {
 
   return app;
 }
-
-const INDEX_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>HomeAgent</title>
-<style>body{font:16px system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
-#log p{white-space:pre-wrap}#log .you{color:#555}form{display:flex;gap:.5rem}input{flex:1;padding:.5rem}</style>
-</head><body><h1>HomeAgent</h1><div id="log"></div>
-<form id="f"><input id="t" autocomplete="off" placeholder="Say something"><button>Send</button></form>
-<script>
-const log = document.getElementById("log"), form = document.getElementById("f"), input = document.getElementById("t");
-function add(cls, text) { const p = document.createElement("p"); p.className = cls; p.textContent = text; log.append(p); return p; }
-form.onsubmit = async (e) => {
-  e.preventDefault(); const text = input.value.trim(); if (!text) return; input.value = "";
-  add("you", "> " + text); const p = add("agent", "…");
-  const r = await fetch("/api/v1/chat?wait=1", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text }) });
-  const body = await r.json(); p.textContent = r.ok ? body.text : (body.error && body.error.message) || r.statusText;
-};
-</script></body></html>`;
