@@ -1,5 +1,5 @@
 /** A Logger that writes one JSON object per line to stderr. */
-import type { LogFields, Logger } from "../core/ports.ts";
+import type { LogFields, Logger } from "../core/mod.ts";
 
 /** Log levels in increasing severity. */
 export type LogLevel = "debug" | "info" | "warn" | "error";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { EventOf, KernelEvent } from "../../core/mod.ts";
-import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
+import { reply, startFakeOllama, startFakeOpenAI } from "../fixtures/fake_llm.ts";
 import { createTestKernel } from "../fakes/kernel.ts";
 
 function ofType<T extends KernelEvent["type"]>(events: KernelEvent[], type: T): EventOf<T>[] {
@@ -361,4 +361,21 @@ Deno.test("Agent refuses input beyond its inbox capacity with a reply", async ()
   assert.equal(statuses.filter((s) => s === "refused").length, refused);
   await kernel.agent.close();
   assert.equal(statuses.length, 260);
+});
+
+Deno.test("Turn holds a tool round through an Ollama source", async () => {
+  await using server = startFakeOllama();
+  await using kernel = createTestKernel({
+    sources: [{ name: "local", server, adapter: "ollama" }],
+  });
+  kernel.agent.tools.register(echoTool);
+  server.enqueue(
+    reply.toolCalls([{ name: "test_echo", arguments: { text: "from ollama" } }]),
+    reply.text("Ollama says done."),
+  );
+  const answer = await kernel.ask("use the tool");
+  assert.equal(answer.text, "Ollama says done.");
+  assert.equal(server.requests[0]!.path, "/api/chat");
+  assert.deepEqual(toolMessages(server.requests[1]!.body), ["echo: from ollama"]);
+  assert.equal(ofType(kernel.events, "agent_llm_chain")[0]!.source, "local");
 });
