@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /** The browser side of the first web page: a chat box over POST /api/v1/chat?wait=1. */
 
 const log = document.getElementById("log") as HTMLDivElement;
