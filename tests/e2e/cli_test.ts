@@ -107,3 +107,32 @@ Deno.test("CLI config set refuses a bad value and changes take effect in the run
   const list = await runMain(["config", "--home", h, "list", "core.llm.sources"]);
   assert.match(list.stdout, /core\.llm\.sources\.main\.base_url = ".*" {2}\(stored\)/);
 });
+
+Deno.test("serve removes a stale socket left by a crashed daemon", async () => {
+  await using home = await tempHome();
+  const run = join(`${home}`, "run");
+  await Deno.mkdir(run, { recursive: true });
+  // A process that listens and is then killed leaves the socket file behind, as a crash does.
+  const holder = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `const l = Deno.listen({ transport: "unix", path: ${
+        JSON.stringify(join(run, "homed.sock"))
+      } });
+       console.log("up");
+       for await (const c of l) c.close();`,
+    ],
+    stdout: "piped",
+  }).spawn();
+  const reader = holder.stdout.getReader();
+  await reader.read();
+  reader.releaseLock();
+  holder.kill("SIGKILL");
+  await holder.stdout.cancel();
+  await holder.status;
+  assert.ok((await Deno.lstat(join(run, "homed.sock"))).isSocket);
+  await using daemon = await startServe(`${home}`);
+  const status = await runMain(["status", "--home", `${home}`]);
+  assert.equal(status.code, 0, status.stderr);
+  assert.equal(JSON.parse(status.stdout).pid, daemon.child.pid);
+});
