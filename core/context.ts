@@ -62,8 +62,20 @@ export class RecentContext implements ContextWindow {
   }
 }
 
+// Events are immutable once appended, so their prompt line is computed once.
+const formatted = new WeakMap<ContextEvent, string>();
+
 /** One line of the prompt's timeline for `event`. */
 export function formatEvent(event: ContextEvent): string {
+  let line = formatted.get(event);
+  if (line === undefined) {
+    line = formatLine(event);
+    formatted.set(event, line);
+  }
+  return line;
+}
+
+function formatLine(event: ContextEvent): string {
   const time = new Date(event.timestamp).toISOString().slice(0, 16).replace("T", " ");
   const who = event.role === "agent" ? "you" : event.source;
   const text = event.role === "cold_storage"

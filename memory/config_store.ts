@@ -39,6 +39,11 @@ export class SqliteConfigStore implements ConfigStore {
   #db: DatabaseSync;
   #known = new Set<string>();
   #statements = new Map<string, StatementSync>();
+  // Rows per table, read once and kept until this or another connection writes: the kernel
+  // reads settings on every turn, and SQLite's data_version tells us when another process
+  // (the CLI's `config set`) committed.
+  #cache = new Map<string, { rows: ConfigRow[]; byKey: Map<string, ConfigRow> }>();
+  #dataVersion = -1;
 
   constructor(options: SqliteConfigStoreOptions) {
     this.#db = openDatabase(options.path, {
@@ -50,10 +55,7 @@ export class SqliteConfigStore implements ConfigStore {
 
   /** The row of `key` in `table`, or undefined. */
   get(table: string, key: string): ConfigRow | undefined {
-    if (!this.#exists(table)) return undefined;
-    const row = this.#statement(`select key, value, updated_at from "${table}" where key = ?`)
-      .get(key);
-    return row ? toConfigRow(row) : undefined;
+    return this.#rows(table)?.byKey.get(key);
   }
 
   /** Insert or replace the value of `key` in one statement, creating a plugin table on first use. */
@@ -66,21 +68,20 @@ export class SqliteConfigStore implements ConfigStore {
       `insert into "${table}" (key, value, updated_at) values (?, ?, ?)
        on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
     ).run(key, value, BigInt(Math.trunc(updatedAt)));
+    this.#cache.delete(table);
   }
 
   /** Remove `key` from `table`; absent keys and tables are fine. */
   delete(table: string, key: string): void {
     if (!this.#exists(table)) return;
     this.#statement(`delete from "${table}" where key = ?`).run(key);
+    this.#cache.delete(table);
   }
 
   /** Rows of `table` whose key starts with `prefix`, in first-insert order. */
   list(table: string, prefix = ""): ConfigRow[] {
-    if (!this.#exists(table)) return [];
-    return this.#statement(
-      `select key, value, updated_at from "${table}"
-       where substr(key, 1, length(?1)) = ?1 order by rowid`,
-    ).all(prefix).map(toConfigRow);
+    const rows = this.#rows(table)?.rows ?? [];
+    return prefix === "" ? [...rows] : rows.filter((row) => row.key.startsWith(prefix));
   }
 
   /** Names of the config tables present: `config` and every `config_<plugin>`. */
@@ -96,6 +97,24 @@ export class SqliteConfigStore implements ConfigStore {
     if (!this.#db.isOpen) return;
     this.#statements.clear();
     this.#db.close();
+  }
+
+  /** The cached rows of `table` (undefined when it does not exist), re-read after any write. */
+  #rows(table: string): { rows: ConfigRow[]; byKey: Map<string, ConfigRow> } | undefined {
+    const version = Number(this.#statement("pragma data_version").get()?.data_version);
+    if (version !== this.#dataVersion) {
+      this.#cache.clear();
+      this.#dataVersion = version;
+    }
+    let cached = this.#cache.get(table);
+    if (!cached) {
+      if (!this.#exists(table)) return undefined;
+      const rows = this.#statement(`select key, value, updated_at from "${table}" order by rowid`)
+        .all().map(toConfigRow);
+      cached = { rows, byKey: new Map(rows.map((row) => [row.key, row])) };
+      this.#cache.set(table, cached);
+    }
+    return cached;
   }
 
   #exists(table: string): boolean {

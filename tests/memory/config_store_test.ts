@@ -119,6 +119,29 @@ Deno.test("SqliteConfigStore sees a plugin table that another connection created
   });
 });
 
+Deno.test("SqliteConfigStore serves reads from its cache yet sees another connection's writes", async () => {
+  await withTempDir((dir) => {
+    const path = join(dir, "config.db");
+    const daemon = new SqliteConfigStore({ path });
+    const cli = new SqliteConfigStore({ path });
+    try {
+      daemon.set("config", "core.a", "1", 1);
+      assert.equal(daemon.get("config", "core.a")?.value, "1");
+      cli.set("config", "core.a", "2", 2);
+      cli.set("config", "core.b", "3", 3);
+      assert.equal(daemon.get("config", "core.a")?.value, "2");
+      assert.deepEqual(daemon.list("config", "core.").map((r) => r.key), ["core.a", "core.b"]);
+      cli.delete("config", "core.b");
+      assert.equal(daemon.get("config", "core.b"), undefined);
+      daemon.set("config", "core.a", "4", 4);
+      assert.equal(cli.get("config", "core.a")?.value, "4");
+    } finally {
+      cli.close();
+      daemon.close();
+    }
+  });
+});
+
 Deno.test("SqliteConfigStore refuses a corrupt file, naming it, and leaves it in place", async () => {
   await withTempDir(async (dir) => {
     const path = join(dir, "config.db");
