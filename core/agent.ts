@@ -1,13 +1,18 @@
-/** The Agent: the kernel assembled from its parts, running one turn at a time from its inbox. */
+/**
+ * The Agent: the kernel assembled from its parts. Every input enters its Scheduler; the
+ * EventLoop runs one turn at a time, preempting for higher-level interrupts.
+ */
 import { EventBus } from "./events.ts";
 import type { Clock, Logger } from "./ports.ts";
 import { StageHost } from "./stages.ts";
 import { type RegisteredTool, ToolRegistry } from "./tools.ts";
 import { OutputRegistry } from "./output.ts";
 import { type ContextWindow, RecentContext } from "./context.ts";
-import { Inbox } from "./inbox.ts";
 import type { InjectOptions, Input, PriorityLevel, Reply } from "./input.ts";
 import { type LlmCaller, runTurn, type TurnSettings } from "./turn.ts";
+import { Scheduler, type SchedulerSnapshot } from "./scheduler.ts";
+import { EventLoop, type StopResult } from "./event_loop.ts";
+import type { TurnControl } from "./turn_control.ts";
 import { estimateTokens, type TokenCounter } from "./budget.ts";
 import type { MemorySection } from "./prompt.ts";
 import { errorMessage } from "./errors.ts";
@@ -15,6 +20,25 @@ import { errorMessage } from "./errors.ts";
 /** The part of the ConfigRegistry the kernel reads. */
 export interface KernelConfig {
   get<T = unknown>(key: string): T;
+}
+
+/** Name of the output channel that receives consolidation replies. */
+export const CONSOLIDATION_CHANNEL = "_consolidation_";
+
+/** Options of an internal consolidation input. */
+export interface ConsolidationOptions {
+  /** Level; default 0, so it waits behind the owner's queued inputs and any interrupt cuts it. */
+  priority?: PriorityLevel;
+  meta?: Record<string, unknown>;
+  /** Receives the terminal reply; else it goes to the `_consolidation_` channel, if any. */
+  onReply?: (reply: Reply) => void;
+}
+
+/** A queued input taken out of the scheduler; its taker owes it exactly one `reply`. */
+export interface TakenInput {
+  input: Input;
+  /** Deliver the terminal reply to the input's sender; later calls are ignored. */
+  reply(reply: Reply): void;
 }
 
 /** Outcome of injecting an input. */
@@ -33,7 +57,10 @@ export interface AgentOptions {
   recall?: (input: Input, signal: AbortSignal) => Promise<MemorySection[]>;
   countTokens?: TokenCounter;
   newId?: () => string;
-  inboxCapacity?: number;
+  /** Ready-queue bound; default `core.agent.queue_capacity`. */
+  queueCapacity?: number;
+  /** Preemption cooldown; default `core.agent.preempt_cooldown_ms`. */
+  preemptCooldownMs?: number;
   /** Kernel tool sources re-aggregated every round besides registered and channel tools. */
   toolSources?: (() => RegisteredTool[])[];
 }
@@ -41,8 +68,11 @@ export interface AgentOptions {
 /** What `status` reports about the kernel itself. */
 export interface KernelStatus {
   state: "idle" | "busy";
+  /** Inputs waiting in the ready queue. */
   pending: number;
   currentTurn?: string;
+  /** Running task, interrupt stack and queue by level. */
+  scheduler: SchedulerSnapshot;
   turns: number;
   tools: number;
   channels: string[];
@@ -57,30 +87,34 @@ export class Agent {
   readonly outputs = new OutputRegistry();
   readonly context: ContextWindow;
   readonly #options: AgentOptions;
-  readonly #inbox: Inbox;
+  readonly #loop: EventLoop;
   readonly #replyTo = new Map<string, (reply: Reply) => void>();
-  #current?: { input: Input; controller: AbortController };
-  #pumping = false;
   #closed = false;
-  #turns = 0;
-  #idle: (() => void)[] = [];
 
   constructor(options: AgentOptions) {
     this.#options = options;
     this.events = new EventBus({ logger: options.logger });
     this.stages = new StageHost({ clock: options.clock, logger: options.logger });
     this.context = options.context ?? new RecentContext();
-    this.#inbox = new Inbox({ capacity: options.inboxCapacity });
+    this.#loop = new EventLoop({
+      clock: options.clock,
+      logger: options.logger,
+      events: this.events,
+      scheduler: new Scheduler({ clock: options.clock, ...this.#schedulerSettings() }),
+      run: (input, signal, control) => this.#run(input, signal, control),
+      deliver: (input, reply) => this.#deliver(input, reply),
+      onChange: () => this.#publishStatus(),
+    });
   }
 
   /** Queue a plain input (level 0). A refusal still produces its one reply, through onReply. */
   injectInput(source: string, text: string, options: InjectOptions = {}): InjectResult {
-    return this.#accept(source, text, options, false);
+    return this.#accept(source, text, options, options.priority ?? 0);
   }
 
-  /** Queue an interrupt; it runs before waiting plain inputs. */
+  /** Inject an interrupt (default L1); it preempts a running task of a lower effective level. */
   injectInterrupt(source: string, text: string, options: InjectOptions = {}): InjectResult {
-    return this.#accept(source, text, { priority: 1, ...options }, true);
+    return this.#accept(source, text, options, Math.max(1, options.priority ?? 1));
   }
 
   /** Queue a plain input and wait for its reply. */
@@ -96,24 +130,71 @@ export class Agent {
     });
   }
 
-  /** Cancel the running turn (its reply is "stopped"); returns whether one was running. */
+  /**
+   * Internal self-input for consolidation work (memory merges, distillation callbacks). Its
+   * reply goes to `_consolidation_`; an LLM call cancelled by preemption is not retried.
+   */
+  injectConsolidation(text: string, options: ConsolidationOptions = {}): InjectResult {
+    return this.#accept(
+      CONSOLIDATION_CHANNEL,
+      text,
+      {
+        ...options,
+        channel: CONSOLIDATION_CHANNEL,
+      },
+      options.priority ?? 0,
+      true,
+    );
+  }
+
+  /**
+   * The owner's stop: cancel the current inference (and suspended turns) and short-circuit at
+   * pre_action exactly the inputs queued now; each still gets one "stopped" reply.
+   */
+  stop(): StopResult {
+    return this.#loop.stop();
+  }
+
+  /** stop(), returning whether a turn was running (the SDK's and the CLI's stop). */
   stopCurrentTurn(): boolean {
-    if (!this.#current) return false;
-    this.#current.controller.abort(new DOMException("Stopped by the user", "AbortError"));
-    return true;
+    return this.stop().wasRunning;
   }
 
   /** The kernel's own status. */
   status(): KernelStatus {
+    const scheduler = this.#loop.scheduler.snapshot();
     return {
-      state: this.#current ? "busy" : "idle",
-      pending: this.#inbox.size,
-      currentTurn: this.#current?.input.id,
-      turns: this.#turns,
+      state: scheduler.running ? "busy" : "idle",
+      pending: scheduler.waiting,
+      currentTurn: scheduler.running?.id,
+      scheduler,
+      turns: this.#loop.turns,
       tools: this.allTools().length,
       channels: this.outputs.list().map((c) => c.name),
       contextEvents: this.context.size(),
     };
+  }
+
+  /** Queued plain inputs not marked stopped, oldest first (for triage). */
+  pendingPlain(): Input[] {
+    return this.#loop.scheduler.pendingPlain().map((t) => t.input);
+  }
+
+  /** Take queued inputs out of the scheduler; the taker owes each its one reply. */
+  takePending(ids: Iterable<string>): TakenInput[] {
+    const taken = this.#loop.scheduler.take(ids).map((task) => {
+      let replied = false;
+      return {
+        input: task.input,
+        reply: (reply: Reply) => {
+          if (replied) return;
+          replied = true;
+          this.#deliver(task.input, reply);
+        },
+      };
+    });
+    if (taken.length > 0) this.#publishStatus();
+    return taken;
   }
 
   /** Every tool the model can see now, re-aggregated from all sources. */
@@ -122,21 +203,19 @@ export class Agent {
     return [...this.tools.list(), ...this.outputs.tools(), ...sources.flatMap((s) => s())];
   }
 
-  /** Resolves when no turn is running and nothing waits. */
+  /** Resolves when no turn runs or is suspended and nothing waits. */
   whenIdle(): Promise<void> {
-    if (!this.#current && this.#inbox.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
+    return this.#loop.whenIdle();
   }
 
-  /** Stop accepting, stop the running turn and answer every waiting input "stopped". */
+  /** Stop accepting, cancel running turns and answer every waiting input "stopped". */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.stopCurrentTurn();
-    for (const input of this.#inbox.drain()) {
-      this.#deliver(input, {
-        inputId: input.id,
-        channel: input.channel,
+    for (const task of this.#loop.shutdown()) {
+      this.#deliver(task.input, {
+        inputId: task.input.id,
+        channel: task.input.channel,
         text: "The agent is shutting down.",
         status: "stopped",
       });
@@ -144,23 +223,33 @@ export class Agent {
     await this.whenIdle();
   }
 
-  #accept(source: string, text: string, options: InjectOptions, interrupt: boolean): InjectResult {
+  #accept(
+    source: string,
+    text: string,
+    options: InjectOptions,
+    level: number,
+    consolidation = false,
+  ): InjectResult {
+    if (!Number.isInteger(level) || level < 0 || level > 4) {
+      throw new RangeError(`Cannot inject from "${source}": priority ${level} is not 0–4`);
+    }
     const input: Input = {
       id: this.#options.newId?.() ?? crypto.randomUUID(),
       text,
       source,
       channel: options.channel ?? source,
       sender: options.sender,
-      priority: (options.priority ?? 0) as PriorityLevel,
-      interrupt,
+      priority: level as PriorityLevel,
+      interrupt: level > 0,
+      ...(consolidation ? { consolidation } : {}),
       receivedAt: this.#options.clock.now(),
       meta: options.meta ?? {},
     };
     if (options.onReply) this.#replyTo.set(input.id, options.onReply);
     const reason = this.#closed
       ? "The agent is shutting down."
-      : !this.#inbox.push(input)
-      ? `The input queue is full (${this.#inbox.capacity} waiting); please try again shortly.`
+      : !this.#loop.submit(input, input.priority)
+      ? `The input queue is full (${this.#loop.scheduler.capacity} waiting); please try again shortly.`
       : undefined;
     if (reason) {
       this.#options.logger.warn("Input refused", { source, inputId: input.id, reason });
@@ -173,42 +262,33 @@ export class Agent {
       });
       return { accepted: false, inputId: input.id, reason };
     }
-    this.#publishStatus();
-    queueMicrotask(() => void this.#pump()); // never start a turn inside the caller's stack
     return { accepted: true, inputId: input.id };
   }
 
-  async #pump(): Promise<void> {
-    if (this.#pumping) return;
-    this.#pumping = true;
-    try {
-      for (let input = this.#inbox.shift(); input; input = this.#inbox.shift()) {
-        const controller = new AbortController();
-        this.#current = { input, controller };
-        this.#publishStatus();
-        const reply = await runTurn(input, controller.signal, {
-          clock: this.#options.clock,
-          logger: this.#options.logger.child({ turnId: input.id }),
-          events: this.events,
-          stages: this.stages,
-          llm: this.#options.llm,
-          context: this.context,
-          tools: () => this.allTools(),
-          persona: this.#options.persona,
-          recall: this.#options.recall,
-          countTokens: this.#options.countTokens ?? estimateTokens,
-          settings: this.#settings(),
-        });
-        this.#current = undefined;
-        this.#turns++;
-        this.#deliver(input, reply);
-      }
-    } finally {
-      this.#pumping = false;
-      this.#current = undefined;
-      this.#publishStatus();
-      for (const resolve of this.#idle.splice(0)) resolve();
-    }
+  #run(input: Input, signal: AbortSignal, control: TurnControl): Promise<Reply> {
+    this.#loop.scheduler.configure(this.#schedulerSettings());
+    return runTurn(input, signal, {
+      clock: this.#options.clock,
+      logger: this.#options.logger.child({ turnId: input.id }),
+      events: this.events,
+      stages: this.stages,
+      llm: this.#options.llm,
+      context: this.context,
+      tools: () => this.allTools(),
+      persona: this.#options.persona,
+      recall: this.#options.recall,
+      countTokens: this.#options.countTokens ?? estimateTokens,
+      settings: this.#settings(),
+      control,
+    });
+  }
+
+  #schedulerSettings(): { capacity: number; cooldownMs: number } {
+    const { config, queueCapacity, preemptCooldownMs } = this.#options;
+    return {
+      capacity: queueCapacity ?? config.get<number>("core.agent.queue_capacity"),
+      cooldownMs: preemptCooldownMs ?? config.get<number>("core.agent.preempt_cooldown_ms"),
+    };
   }
 
   #settings(): TurnSettings {
@@ -243,6 +323,13 @@ export class Agent {
       return;
     }
     const channel = this.outputs.get(reply.channel);
+    if (!channel && reply.channel === CONSOLIDATION_CHANNEL) {
+      this.#options.logger.debug("Consolidation reply", {
+        inputId: input.id,
+        status: reply.status,
+      });
+      return;
+    }
     if (!channel) {
       this.#options.logger.warn("No output channel for reply", {
         inputId: input.id,
@@ -268,10 +355,11 @@ export class Agent {
   }
 
   #publishStatus(): void {
+    const scheduler = this.#loop.scheduler;
     this.events.publish({
       type: "status",
-      state: this.#current ? "busy" : "idle",
-      pending: this.#inbox.size,
+      state: scheduler.running ? "busy" : "idle",
+      pending: scheduler.waiting,
     });
   }
 }

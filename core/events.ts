@@ -35,6 +35,10 @@ export type KernelEvent =
   | { type: "stage"; turnId: string; stage: StageName }
   | { type: "output"; turnId: string; channel: string; text: string; status: ReplyStatus }
   | { type: "status"; state: "idle" | "busy"; pending: number }
+  /** Turn `turnId` was suspended so that `by` (at `level`) runs first. */
+  | { type: "preempted"; turnId: string; by: string; level: number }
+  /** A suspended turn goes on. */
+  | { type: "resumed"; turnId: string }
   | { type: "provider_fallback"; turnId: string; from: string; to: string; reason: string }
   | { type: "plugin_crashed"; plugin: string; reason: string }
   | { type: "custom"; name: string; source: string; data: unknown };

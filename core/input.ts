@@ -16,9 +16,16 @@ export interface Input {
   readonly channel: string;
   /** Person or account that spoke, when the channel knows. */
   readonly sender?: string;
+  /** Scheduling level: 0 queued (TaskQueued), 1–4 an interrupt (TaskInterrupt). */
   readonly priority: PriorityLevel;
-  /** Injected as an interrupt rather than queued. */
+  /** Injected as an interrupt (priority ≥ 1) rather than queued. */
   readonly interrupt: boolean;
+  /**
+   * Internal self-input (memory merges, distillation callbacks): replies go to the
+   * `_consolidation_` channel, it stays out of the context window, and an LLM call that
+   * preemption cancels is not retried.
+   */
+  readonly consolidation?: boolean;
   readonly receivedAt: number;
   readonly meta: Readonly<Record<string, unknown>>;
 }
@@ -38,7 +45,10 @@ export interface InjectOptions {
   /** Channel for the reply; defaults to the source name. */
   channel?: string;
   sender?: string;
-  /** Declared urgency; defaults to L1 for interrupts and 0 for plain inputs. */
+  /**
+   * Declared urgency; defaults to L1 for interrupts and 0 for plain inputs. An interrupt is at
+   * least L1; a plain input declaring L1–L4 is scheduled as an interrupt of that level.
+   */
   priority?: PriorityLevel;
   meta?: Record<string, unknown>;
   /** Receives the terminal reply; without it the reply goes to the channel's output handler. */

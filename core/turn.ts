@@ -19,26 +19,35 @@ import {
 } from "./tools.ts";
 import { buildSystemPrompt, type MemorySection } from "./prompt.ts";
 import type { TokenCounter } from "./budget.ts";
+import type { ReplyStatus } from "./events.ts";
+import type { TurnControl } from "./turn_control.ts";
 
-/** What the turn needs from the provider layer (ProviderManager implements it). */
+/** Observes one LLM call (ProviderManager's StreamListener). */
+export interface LlmCallListener {
+  onEvent?(source: string, event: StreamEvent): void;
+  onFallback?(from: string, to: string | undefined, error: ProviderError): void;
+  onReset?(source: string): void;
+}
+
+/** The answer of one LLM call and where it came from. */
+export interface LlmCallResult {
+  response: ChatResponse;
+  source: string;
+  model: string;
+  durationMs: number;
+  firstTokenMs?: number;
+}
+
+/**
+ * What the turn needs from the provider layer (ProviderManager implements it). `call` rejects
+ * with an abort error (AbortedError) once `signal` aborts, and must stop its IO then.
+ */
 export interface LlmCaller {
   call(request: ChatRequest, options?: {
     signal?: AbortSignal;
     stream?: boolean;
-    listener?: {
-      onEvent?(source: string, event: StreamEvent): void;
-      onFallback?(from: string, to: string | undefined, error: ProviderError): void;
-      onReset?(source: string): void;
-    };
-  }): Promise<
-    {
-      response: ChatResponse;
-      source: string;
-      model: string;
-      durationMs: number;
-      firstTokenMs?: number;
-    }
-  >;
+    listener?: LlmCallListener;
+  }): Promise<LlmCallResult>;
   maxContextTokens(): number;
 }
 
@@ -64,11 +73,13 @@ export interface TurnDeps {
   recall?(input: Input, signal: AbortSignal): Promise<MemorySection[]>;
   countTokens: TokenCounter;
   settings: TurnSettings;
+  /** Steering by the scheduler: suspension, `[打断消息]` notes, stop-while-queued. */
+  control?: TurnControl;
 }
 
 /** Thrown inside a turn to jump to after_output with a reply already decided. */
 class ShortCircuit {
-  constructor(readonly text: string) {}
+  constructor(readonly text: string, readonly status: ReplyStatus = "short_circuit") {}
 }
 
 /** Run one turn for `input`. Never throws: every outcome becomes the returned Reply. */
@@ -93,27 +104,37 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
   try {
     await runStage(stage("on_input"));
     const eventId = `${input.id}:in`;
-    deps.context.append({
-      id: eventId,
-      role: "user",
-      source: input.source,
-      channel: input.channel,
-      input: input.text,
-      timestamp: input.receivedAt,
-    });
+    // Consolidation work is the kernel talking to itself: it stays out of the owner's window.
+    if (!input.consolidation) {
+      deps.context.append({
+        id: eventId,
+        role: "user",
+        source: input.source,
+        channel: input.channel,
+        input: input.text,
+        timestamp: input.receivedAt,
+      });
+    }
+    if (deps.control?.stopped) {
+      // Queued when the owner pressed stop: heard and recorded, but not acted on.
+      deps.events.publish({ type: "stage", turnId: input.id, stage: "pre_action" });
+      throw new ShortCircuit("Stopped before it ran.", "stopped");
+    }
     const memory = deps.recall ? await deps.recall(input, signal) : [];
     await runStage(stage("pre_action"));
 
     const text = await toolLoop(input, signal, deps, { eventId, memory, notes, stage, runStage });
 
-    deps.context.append({
-      id: `${input.id}:out`,
-      role: "agent",
-      source: input.source,
-      channel: input.channel,
-      response: text,
-      timestamp: deps.clock.now(),
-    });
+    if (!input.consolidation) {
+      deps.context.append({
+        id: `${input.id}:out`,
+        role: "agent",
+        source: input.source,
+        channel: input.channel,
+        response: text,
+        timestamp: deps.clock.now(),
+      });
+    }
     const before = stage("before_output", { output: text });
     await runStage(before);
     reply = {
@@ -148,27 +169,15 @@ async function toolLoop(
   const rounds: ChatMessage[] = [];
   let lastText = "";
   for (let round = 1;; round++) {
-    const tools = deps.tools();
-    const byName = new Map(tools.map((t) => [t.name, t]));
-    const prompt = buildSystemPrompt({
-      persona: deps.persona(),
-      now: deps.clock.now(),
-      memory: state.memory,
-      notes: state.notes,
-      context: deps.context,
-      currentEventId: state.eventId,
-      maxContextTokens: deps.llm.maxContextTokens(),
-      count: deps.countTokens,
-    });
-    const request: ChatRequest = {
-      messages: [
-        { role: "system", content: prompt.text },
-        { role: "user", content: input.text },
-        ...rounds,
-      ],
-      tools: tools.length > 0 ? tools.map(toSchema) : undefined,
-    };
-    const result = await callLlm(input, round, request, signal, deps);
+    let result: ChatResponse | undefined;
+    let byName = new Map<string, RegisteredTool>();
+    while (!result) { // a call cancelled by preemption is retried here once the turn resumes
+      if (deps.control) rounds.push(...await deps.control.checkpoint(signal));
+      const tools = deps.tools();
+      byName = new Map(tools.map((t) => [t.name, t]));
+      const request = buildRequest(input, deps, state, rounds, tools);
+      result = await callLlm(input, round, request, signal, deps);
+    }
     const post = state.stage("post_action", {
       llmText: result.text,
       toolCalls: result.toolCalls,
@@ -196,41 +205,66 @@ async function toolLoop(
   }
 }
 
-/** One provider call, streamed into content/reasoning deltas and recorded as agent_llm_chain. */
+/** The request of one LLM call: system prompt, the input, then this turn's rounds so far. */
+function buildRequest(
+  input: Input,
+  deps: TurnDeps,
+  state: LoopState,
+  rounds: ChatMessage[],
+  tools: RegisteredTool[],
+): ChatRequest {
+  const prompt = buildSystemPrompt({
+    persona: deps.persona(),
+    now: deps.clock.now(),
+    memory: state.memory,
+    notes: state.notes,
+    context: deps.context,
+    currentEventId: state.eventId,
+    maxContextTokens: deps.llm.maxContextTokens(),
+    count: deps.countTokens,
+  });
+  return {
+    messages: [
+      { role: "system", content: prompt.text },
+      { role: "user", content: input.text },
+      ...rounds,
+    ],
+    tools: tools.length > 0 ? tools.map(toSchema) : undefined,
+  };
+}
+
+/**
+ * One provider call, streamed into content/reasoning deltas and recorded as agent_llm_chain.
+ * Returns undefined when preemption cancelled it and the turn retries after resuming.
+ */
 async function callLlm(
   input: Input,
   round: number,
   request: ChatRequest,
   signal: AbortSignal,
   deps: TurnDeps,
-): Promise<ChatResponse> {
+): Promise<ChatResponse | undefined> {
   const startedAt = deps.clock.now();
-  const result = await deps.llm.call(request, {
-    signal,
-    stream: deps.settings.stream,
-    listener: {
-      onEvent: (_source, event) => {
-        if (event.type === "text_delta") {
-          deps.events.publish({ type: "content_delta", turnId: input.id, text: event.text });
-        } else if (event.type === "reasoning_delta") {
-          deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: event.text });
-        }
-      },
-      onReset: () => {
-        deps.events.publish({ type: "content_delta", turnId: input.id, text: "", reset: true });
-        deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: "", reset: true });
-      },
-      onFallback: (from, to, error) => {
-        deps.events.publish({
-          type: "provider_fallback",
-          turnId: input.id,
-          from,
-          to: to ?? "",
-          reason: error.message,
-        });
-      },
-    },
-  });
+  const call = deps.control?.beginCall(signal);
+  let result: LlmCallResult;
+  try {
+    result = await deps.llm.call(request, {
+      signal: call?.signal ?? signal,
+      stream: deps.settings.stream,
+      listener: streamListener(input, deps),
+    });
+  } catch (error) {
+    if (!call?.preempted() || signal.aborted) throw error;
+    // The partial answer streamed so far is void: the call starts over after the interrupt.
+    deps.events.publish({ type: "content_delta", turnId: input.id, text: "", reset: true });
+    deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: "", reset: true });
+    if (deps.control?.retryCancelled) return undefined;
+    throw new HomeAgentError("preempted", "Cancelled by a higher-priority input", {
+      cause: error,
+    });
+  } finally {
+    call?.end();
+  }
   deps.events.publish({
     type: "agent_llm_chain",
     turnId: input.id,
@@ -246,6 +280,32 @@ async function callLlm(
     firstTokenMs: result.firstTokenMs,
   });
   return result.response;
+}
+
+/** Publishes a call's stream as the turn's content and reasoning deltas. */
+function streamListener(input: Input, deps: TurnDeps): LlmCallListener {
+  return {
+    onEvent: (_source, event) => {
+      if (event.type === "text_delta") {
+        deps.events.publish({ type: "content_delta", turnId: input.id, text: event.text });
+      } else if (event.type === "reasoning_delta") {
+        deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: event.text });
+      }
+    },
+    onReset: () => {
+      deps.events.publish({ type: "content_delta", turnId: input.id, text: "", reset: true });
+      deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: "", reset: true });
+    },
+    onFallback: (from, to, error) => {
+      deps.events.publish({
+        type: "provider_fallback",
+        turnId: input.id,
+        from,
+        to: to ?? "",
+        reason: error.message,
+      });
+    },
+  };
 }
 
 interface CallOutcome {
@@ -330,7 +390,10 @@ function ownersOf(calls: ToolCall[], byName: Map<string, RegisteredTool>): strin
 
 function failureReply(input: Input, error: unknown, signal: AbortSignal, logger: Logger): Reply {
   const base = { inputId: input.id, channel: input.channel };
-  if (error instanceof ShortCircuit) return { ...base, text: error.text, status: "short_circuit" };
+  if (error instanceof ShortCircuit) return { ...base, text: error.text, status: error.status };
+  if (error instanceof HomeAgentError && error.code === "preempted") {
+    return { ...base, text: error.message, status: "stopped", errorCode: error.code };
+  }
   if (signal.aborted && isAbort(error) || signal.aborted) {
     return { ...base, text: "Stopped.", status: "stopped" };
   }

@@ -51,6 +51,18 @@ export function registerCoreDefaults(registry: ConfigRegistry): void {
     description: "Events kept in the working context before pruning archives the least relevant",
   });
   registry.define({
+    key: "core.agent.queue_capacity",
+    schema: z.int().min(1).max(1_000_000),
+    default: 256,
+    description: "Most inputs that may wait in the ready queue; beyond it inputs are refused aloud",
+  });
+  registry.define({
+    key: "core.agent.preempt_cooldown_ms",
+    schema: z.int().min(0).max(3_600_000),
+    default: 2000,
+    description: "Milliseconds after a suspended task resumes during which nothing may preempt it",
+  });
+  registry.define({
     key: "core.agent.stream",
     schema: z.boolean(),
     default: true,
