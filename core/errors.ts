@@ -1,4 +1,5 @@
 /** Typed domain errors. Misuse uses built-ins (TypeError, RangeError); these are failures callers handle. */
+import type { EmbeddingFailureKind } from "./embedding.ts";
 
 /** Base class of every HomeAgent domain error: a stable `code` plus the underlying `cause`. */
 export class HomeAgentError extends Error {
@@ -105,4 +106,20 @@ export function isAbort(error: unknown): boolean {
   if (error instanceof AbortedError) return true;
   if (error instanceof ProviderError) return error.kind === "cancelled";
   return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
+}
+
+/** An embedding layer is missing or failed; `provider` names it (hash, static, onnx, http, tfidf). */
+export class EmbeddingError extends HomeAgentError {
+  readonly provider: string;
+  readonly kind: EmbeddingFailureKind;
+  constructor(
+    provider: string,
+    kind: EmbeddingFailureKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`embedding_${kind}`, message, options);
+    this.provider = provider;
+    this.kind = kind;
+  }
 }

@@ -10,6 +10,7 @@ export * from "./stages.ts";
 export * from "./output.ts";
 export * from "./budget.ts";
 export * from "./context.ts";
+export * from "./embedding.ts";
 export * from "./prompt.ts";
 export * from "./scheduler.ts";
 export * from "./turn_control.ts";

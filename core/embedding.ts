@@ -1,0 +1,43 @@
+/**
+ * The vector-space contract (ARCHITECTURE.md "Vectorization"). Types only: the providers live
+ * in memory/, the kernel scores with whatever Embedder it is handed.
+ * @module
+ */
+
+/** What an embedder can place in its space. */
+export type Modality = "text" | "image";
+
+/** Options of Embedder.embed. */
+export interface EmbedOptions {
+  /** Cancels the call; it then rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/**
+ * One vector space. `embed` returns one L2-normalised vector of length `dim` per text, in
+ * order (dot product = cosine); a text with no usable feature yields the zero vector, which
+ * scores 0 against everything. It rejects with EmbeddingError when the layer is missing or
+ * fails, never with made-up vectors.
+ */
+export interface Embedder {
+  /** `model:version:dim`, e.g. `hash-ngram:v1:512`: vectors compare only within one fingerprint. */
+  readonly fingerprint: string;
+  /** Length of every vector. */
+  readonly dim: number;
+  /** What it embeds; `["text"]` for every provider so far. */
+  readonly modalities: readonly Modality[];
+  /** Embed `texts`, one vector each; an empty list resolves to an empty list. */
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+}
+
+/** A vector as it is stored: always together with the fingerprint of the space it lives in. */
+export interface StoredVector {
+  fingerprint: string;
+  vector: Float32Array;
+}
+
+/** Why an embedding layer could not serve. */
+export type EmbeddingFailureKind =
+  | "unavailable" // not configured, or a file/endpoint it needs is missing
+  | "failed" // it was there but failed: bad file, HTTP error, checksum mismatch, wrong shape
+  | "mismatch"; // vectors from another space (fingerprint or dimension differs)
