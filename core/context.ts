@@ -1,5 +1,6 @@
 /** The working window: the chronological list of recent events the prompt is built from. */
 import type { TokenCounter } from "./budget.ts";
+import type { StoredVector } from "./embedding.ts";
 
 /** Who produced an event. `cold_storage` events come back from the document layer. */
 export type ContextRole = "user" | "agent" | "cold_storage";
@@ -14,7 +15,13 @@ export interface ContextEvent {
   input?: string;
   /** The agent's words (agent, cold_storage). */
   response?: string;
+  /** Tool outputs of an agent turn, for relevance scoring (never shown in the timeline). */
+  tools?: { name: string; output: string }[];
+  /** Ids of the turns (inputs) this event came from; documents keep them to map back. */
+  turnIds?: string[];
   timestamp: number;
+  /** The event's vector and the space it lives in, once computed. */
+  vector?: StoredVector;
 }
 
 /**
@@ -23,6 +30,8 @@ export interface ContextEvent {
  */
 export interface ContextWindow {
   append(event: ContextEvent): void;
+  /** Trim low-relevance events against `query` when over capacity (may archive them). */
+  prune?(query: string, signal?: AbortSignal): Promise<unknown>;
   /** Newest-first selection within `budgetTokens`, returned in chronological order. */
   timeline(budgetTokens: number, count: TokenCounter): ContextEvent[];
   size(): number;
@@ -84,4 +93,19 @@ function formatLine(event: ContextEvent): string {
     ? event.response ?? ""
     : event.input ?? "";
   return `[${time}] ${who}: ${text}`;
+}
+
+/** The working window as it is persisted. */
+export interface ContextSnapshot {
+  version: 1;
+  events: ContextEvent[];
+}
+
+/**
+ * Persistence of the working window. `load` resolves undefined when nothing was saved (a
+ * corrupt file is moved aside and reported by the implementation); `save` is atomic.
+ */
+export interface ContextStore {
+  load(): Promise<ContextSnapshot | undefined>;
+  save(snapshot: ContextSnapshot): Promise<void>;
 }

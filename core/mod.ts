@@ -22,3 +22,5 @@ export * from "./config/types.ts";
 export * from "./config/registry.ts";
 export * from "./config/core_defaults.ts";
 export * from "./provider_manager.ts";
+export * from "./relevance_context.ts";
+export * from "./documents.ts";

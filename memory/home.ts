@@ -1,5 +1,5 @@
 /** The home directory (DESIGN.md §3): where every file of one HomeAgent lives. */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { homedir } from "node:os";
 
 /** Absolute paths of a home directory's files. */
@@ -97,4 +97,11 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
     file.close();
   }
   await Deno.rename(tmp, path);
+  // Make the rename itself durable: fsync the directory that holds the new entry.
+  const dir = await Deno.open(dirname(path), { read: true });
+  try {
+    await dir.sync();
+  } finally {
+    dir.close();
+  }
 }
