@@ -9,8 +9,14 @@ import type { Figure, FigureFn } from "./_figure.ts";
 import { figures as kernelFigures } from "./kernel_bench.ts";
 import { figures as daemonFigures } from "./daemon_bench.ts";
 import { figures as wasmFigures } from "./wasm_bench.ts";
+import { figures as embedFigures } from "./embed_bench.ts";
 
-const ALL: Record<string, FigureFn> = { ...kernelFigures, ...daemonFigures, ...wasmFigures };
+const ALL: Record<string, FigureFn> = {
+  ...kernelFigures,
+  ...daemonFigures,
+  ...wasmFigures,
+  ...embedFigures,
+};
 
 function machine() {
   return {
