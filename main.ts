@@ -26,6 +26,7 @@ import {
   type HomePaths,
   homePaths,
   readPersona,
+  registerMemoryDefaults,
   resolveHome,
   SqliteConfigStore,
 } from "./memory/mod.ts";
@@ -91,6 +92,7 @@ function openConfig(paths: HomePaths, logger: Logger) {
   const store = new SqliteConfigStore({ path: paths.configDb });
   const registry = new ConfigRegistry({ store, clock: systemClock, logger, env });
   registerCoreDefaults(registry);
+  registerMemoryDefaults(registry);
   return { store, registry };
 }
 
