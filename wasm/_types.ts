@@ -72,3 +72,52 @@ export interface HotLoops {
   /** Creates an empty resident vector set of dimension `dim`. */
   createVectorSet(dim: number): VectorSet;
 }
+
+/** One result of a quantized top-k search: the slot and its approximate score. */
+export interface ScoredSlot {
+  slot: number;
+  score: number;
+}
+
+/** Options of `createQuantizedVectorSet`. */
+export interface QuantizedVectorSetOptions {
+  /** "wasm" (default) or "ts", the plain TypeScript twin with identical integer semantics. */
+  implementation?: Implementation;
+  /** Vectors to reserve room for up front, so adding that many never grows the storage. */
+  capacity?: number;
+}
+
+/**
+ * Vectors stored as int8 with one f32 scale each (symmetric: max |x| maps to 127), about a
+ * quarter of their float32 size. Slots are dense, 0..size-1; `remove` moves the last vector
+ * into the freed slot, so a caller keeps an id↔slot map with two array writes. Scores are
+ * dot products of the dequantized vectors: cosine when the caller L2-normalises them.
+ * Methods throw `RangeError` on a vector whose length is not `dim` or that holds a
+ * non-finite value, on a slot out of range, and on a bad `k`; they never throw otherwise.
+ */
+export interface QuantizedVectorSet {
+  /** Which implementation scores the vectors. */
+  readonly implementation: Implementation;
+  /** Length of every vector. */
+  readonly dim: number;
+  /** Number of vectors stored; their slots are 0..size-1. */
+  readonly size: number;
+  /** Quantizes and appends `vector`; returns its slot (the old `size`). */
+  add(vector: Float32Array): number;
+  /** Overwrites the vector at `slot` (a re-embedding). */
+  set(slot: number, vector: Float32Array): void;
+  /**
+   * Removes the vector at `slot` in O(1) by moving the last vector into it. Returns the slot
+   * that vector came from (the old `size - 1`), or -1 when `slot` was the last and nothing
+   * moved. With `ids[slot] = ids[moved]` the caller's map stays right; other slots never move.
+   */
+  remove(slot: number): number;
+  /** Approximate score of `query` against every slot, in slot order. */
+  scores(query: Float32Array): Float32Array;
+  /** The `k` best slots for `query`: score descending, ties by lower slot first. */
+  topK(query: Float32Array, k: number): ScoredSlot[];
+  /** Bytes held for the vectors, their scales and query scratch (the whole wasm memory for "wasm"). */
+  residentBytes(): number;
+  /** Removes every vector; the memory is kept for reuse. */
+  clear(): void;
+}

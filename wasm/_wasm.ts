@@ -9,13 +9,27 @@ import { assertDim, assertShape, selectTopK } from "./twin.ts";
 
 type VectorKernel = (q: number, m: number, n: number, dim: number, out: number) => void;
 
-/** The exports of hot_loops.wasm (see wasm/assembly/index.ts). */
-interface HotLoopsExports {
+/** The exports of hot_loops.wasm (see wasm/assembly/index.ts); addresses are byte offsets. */
+export interface HotLoopsExports {
   memory: WebAssembly.Memory;
   alloc(bytes: number): number;
   reset(): void;
+  cosineBatch: VectorKernel;
   cosineBatchSimd: VectorKernel;
+  dotBatch: VectorKernel;
   dotBatchSimd: VectorKernel;
+  sumBytes(ptr: number, bytes: number): number;
+  i8Scores(q: number, rows: number, scales: number, n: number, stride: number, out: number): void;
+  i8TopK(
+    q: number,
+    rows: number,
+    scales: number,
+    n: number,
+    stride: number,
+    k: number,
+    heapScores: number,
+    heapRows: number,
+  ): number;
   bigramKeys(textPtr: number, len: number, outPtr: number): number;
   jaccardSorted(aPtr: number, aLen: number, bPtr: number, bLen: number): number;
   bigramJaccardBatch(
@@ -32,8 +46,13 @@ interface HotLoopsExports {
 const FUNCTIONS = [
   "alloc",
   "reset",
+  "cosineBatch",
   "cosineBatchSimd",
+  "dotBatch",
   "dotBatchSimd",
+  "sumBytes",
+  "i8Scores",
+  "i8TopK",
   "bigramKeys",
   "jaccardSorted",
   "bigramJaccardBatch",

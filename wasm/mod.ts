@@ -10,19 +10,32 @@
  * set.addMany(vectors);
  * const best = set.topK(query, { k: 10 });
  * const same = hot.bigramJaccard("张三丰", "张三") > 0.75;
+ *
+ * const docs = createQuantizedVectorSet(512, { capacity: 100_000 }); // int8, ~¼ of float32
+ * const slot = docs.add(normalised);
+ * const hits = docs.topK(normalisedQuery, 10);      // [{ slot, score }], approximate cosine
  * ```
  * @module
  */
 import wasmBytes from "./hot_loops.wasm" with { type: "bytes" };
-import type { HotLoops, Implementation } from "./_types.ts";
+import type {
+  HotLoops,
+  Implementation,
+  QuantizedVectorSet,
+  QuantizedVectorSetOptions,
+} from "./_types.ts";
 import { createTsHotLoops } from "./_ts.ts";
 import { createWasmHotLoops } from "./_wasm.ts";
+import { createQuantizedSet } from "./_quantized.ts";
 
 export type {
   HotLoops,
   Implementation,
   Metric,
+  QuantizedVectorSet,
+  QuantizedVectorSetOptions,
   ScoredIndex,
+  ScoredSlot,
   TopKOptions,
   VectorSet,
 } from "./_types.ts";
@@ -32,6 +45,9 @@ export {
   bigramKeysTs,
   cosineScoresTs,
   dotScoresTs,
+  i8ScoresTs,
+  i8Stride,
+  quantizeI8,
   selectTopK,
   topKTs,
 } from "./twin.ts";
@@ -43,7 +59,7 @@ export interface HotLoopsOptions {
 }
 
 /**
- * Loads the hot loops synchronously. The wasm module is compiled on each call (it is ~2.5 KB,
+ * Loads the hot loops synchronously. The wasm module is compiled on each call (it is ~4 KB,
  * well under a millisecond); keep the result. Throws `WebAssembly.CompileError` if the
  * runtime lacks wasm SIMD; pass `{ implementation: "ts" }` there.
  */
@@ -57,4 +73,16 @@ export function loadHotLoops(options: HotLoopsOptions = {}): HotLoops {
     default:
       throw new RangeError(`Cannot load hot loops: unknown implementation "${implementation}"`);
   }
+}
+
+/**
+ * Creates an empty int8 scalar-quantized vector set of dimension `dim` (see
+ * `QuantizedVectorSet`); `capacity` reserves room up front. The "wasm" set owns a wasm
+ * instance of its own. Throws `RangeError` on a bad `dim`, `capacity` or implementation.
+ */
+export function createQuantizedVectorSet(
+  dim: number,
+  options: QuantizedVectorSetOptions = {},
+): QuantizedVectorSet {
+  return createQuantizedSet(() => new WebAssembly.Module(wasmBytes), dim, options);
 }

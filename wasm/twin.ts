@@ -195,3 +195,52 @@ export function bigramJaccardBatchTs(query: string, candidates: readonly string[
   }
   return out;
 }
+
+/** Row length in bytes of an int8 vector of `dim` components: `dim` rounded up to 16. */
+export function i8Stride(dim: number): number {
+  return Math.ceil(dim / 16) * 16;
+}
+
+/**
+ * Quantizes `vector` symmetrically into `out` (max |x| → ±127, the rest of `out` zeroed) and
+ * returns the f32 scale, so x ≈ out[j] * scale; a zero vector has scale 0. Throws
+ * `RangeError` on a non-finite component. Both implementations quantize with this function.
+ */
+export function quantizeI8(vector: Float32Array, out: Int8Array): number {
+  let max = 0;
+  for (let j = 0; j < vector.length; j++) {
+    const x = vector[j]!;
+    if (!Number.isFinite(x)) {
+      throw new RangeError(`Cannot quantize a vector: component ${j} is ${x}`);
+    }
+    const a = Math.abs(x);
+    if (a > max) max = a;
+  }
+  out.fill(0);
+  if (max === 0) return 0;
+  const inv = 127 / max;
+  for (let j = 0; j < vector.length; j++) {
+    out[j] = Math.max(-127, Math.min(127, Math.round(vector[j]! * inv)));
+  }
+  return Math.fround(max / 127);
+}
+
+/**
+ * Twin of the wasm `i8Scores` kernel: for each of `n` rows of `stride` bytes, the i32 dot
+ * with `query` (wrapping like wasm) times the row's scale, rounded to f32 as wasm does.
+ */
+export function i8ScoresTs(
+  query: Int8Array,
+  rows: Int8Array,
+  scales: Float32Array,
+  n: number,
+): Float32Array {
+  const stride = query.length;
+  const out = new Float32Array(n);
+  for (let i = 0, base = 0; i < n; i++, base += stride) {
+    let dot = 0;
+    for (let j = 0; j < stride; j++) dot += query[j]! * rows[base + j]!;
+    out[i] = Math.fround(dot | 0) * scales[i]!;
+  }
+  return out;
+}
