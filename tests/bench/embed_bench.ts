@@ -28,17 +28,17 @@ async function rate(texts: string[], fn: (batch: string[]) => unknown): Promise<
 
 /** `embed_hash_texts_per_s`, `embed_tfidf_texts_per_s`, `keywords_texts_per_s`. */
 export const figures: Record<string, FigureFn> = {
-  embed_hash_texts_per_s: async () => {
+  "embed_hash_texts_per_s": async () => {
     const embedder = createHashEmbedder();
     return { value: await rate(corpus(5_000), (b) => embedder.embed(b)), unit: "texts/s" };
   },
-  embed_tfidf_texts_per_s: async () => {
+  "embed_tfidf_texts_per_s": async () => {
     const space = createTfIdfSpace();
     const texts = corpus(5_000);
     space.fit(texts);
     return { value: await rate(texts, (b) => space.embed(b)), unit: "texts/s" };
   },
-  keywords_texts_per_s: async () => {
+  "keywords_texts_per_s": async () => {
     const analyzer = await createTextAnalyzer();
     return {
       value: await rate(corpus(5_000), (b) => b.map((t) => analyzer.keywords(t, { limit: 5 }))),
