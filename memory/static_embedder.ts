@@ -181,12 +181,11 @@ function modelName(location: string): string {
   return name.replace(/\.gz$/, "").replace(/\.(vec|txt|bin)$/, "");
 }
 
-/** Word → summed unit vector and model count, packed in one growing Float32Array. */
+/** Word → sum of its unit vectors over the models, packed in one growing Float32Array. */
 class VectorTable {
   dim = 0;
   #rows = new Map<string, number>();
   #data = new Float32Array(0);
-  #counts: number[] = [];
   #seenInModel = new Set<string>();
 
   get size(): number {
@@ -203,12 +202,10 @@ class VectorTable {
     if (row === undefined) {
       row = this.#rows.size;
       this.#rows.set(entry.word, row);
-      this.#counts.push(0);
       this.#grow((row + 1) * this.dim);
     }
     const unit = l2Normalize(Float32Array.from(entry.vector));
     for (let i = 0; i < this.dim; i++) this.#data[row * this.dim + i]! += unit[i]!;
-    this.#counts[row]!++;
   }
   endModel(): void {
     this.#seenInModel.clear();
