@@ -135,7 +135,7 @@ export class EventLoop {
         by: p.task.input.id,
         level: p.task.level,
       });
-      this.#start(p.task);
+      this.#start(p.task, true);
     }
     if (!scheduler.running) {
       const next = scheduler.next();
@@ -147,7 +147,12 @@ export class EventLoop {
     if (this.#isIdle()) { for (const resolve of this.#idle.splice(0)) resolve(); }
   }
 
-  #start(task: Task): void {
+  /**
+   * Start `task`'s turn. Right after a preemption the turn begins on a later event-loop turn
+   * (Clock.defer), so the cancelled request's close reaches the wire before the kernel spends
+   * a millisecond building the next request.
+   */
+  #start(task: Task, afterPreemption = false): void {
     const frame: Frame = {
       task,
       controller: new AbortController(),
@@ -158,23 +163,30 @@ export class EventLoop {
       startedOp: ++this.#op,
     };
     this.#frames.set(task, frame);
-    const { run } = this.#options;
-    Promise.resolve()
-      .then(() => run(task.input, frame.controller.signal, frame.control))
-      .catch((error): Reply => {
-        this.#options.logger.error("Turn runner rejected", {
-          turnId: task.input.id,
-          error: errorMessage(error),
-        });
-        return {
-          inputId: task.input.id,
-          channel: task.input.channel,
-          text: errorMessage(error),
-          status: "error",
-          errorCode: "internal",
-        };
-      })
-      .then((reply) => this.#finish(frame, reply));
+    const begin = () => {
+      new Promise<Reply>((resolve) =>
+        resolve(this.#options.run(task.input, frame.controller.signal, frame.control))
+      )
+        .catch((error): Reply => this.#rejected(task, error))
+        .then((reply) => this.#finish(frame, reply));
+    };
+    const { clock } = this.#options;
+    if (afterPreemption && clock.defer) clock.defer(begin);
+    else queueMicrotask(begin);
+  }
+
+  #rejected(task: Task, error: unknown): Reply {
+    this.#options.logger.error("Turn runner rejected", {
+      turnId: task.input.id,
+      error: errorMessage(error),
+    });
+    return {
+      inputId: task.input.id,
+      channel: task.input.channel,
+      text: errorMessage(error),
+      status: "error",
+      errorCode: "internal",
+    };
   }
 
   #resume(task: Task): void {

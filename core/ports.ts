@@ -16,6 +16,11 @@ export interface Clock {
   monotonic(): number;
   /** Run `fn` once after `ms`. The timer must not keep the process alive past its own cancel(). */
   setTimer(ms: number, fn: () => void): TimerHandle;
+  /**
+   * Run `fn` on a later turn of the event loop, once pending IO has gone out (the close of a
+   * request just cancelled by a preemption). Optional: without it the kernel uses a microtask.
+   */
+  defer?(fn: () => void): void;
 }
 
 /** Resolve after `ms` on `clock`, or reject with the signal's reason when it aborts first. */

@@ -10,11 +10,15 @@ import { figures as kernelFigures } from "./kernel_bench.ts";
 import { figures as daemonFigures } from "./daemon_bench.ts";
 import { figures as wasmFigures } from "./wasm_bench.ts";
 import { figures as embedFigures } from "./embed_bench.ts";
+import { figures as schedulerFigures } from "./scheduler_bench.ts";
+import { figures as memoryFigures } from "./memory_bench.ts";
 
 const ALL: Record<string, FigureFn> = {
   ...kernelFigures,
   ...daemonFigures,
   ...wasmFigures,
+  ...schedulerFigures,
+  ...memoryFigures,
   ...embedFigures,
 };
 
