@@ -86,22 +86,35 @@ export function readPersona(path: string): string {
   }
 }
 
-/** Write `text` to `path` atomically: temp file, fsync, rename. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
+/**
+ * Write `text` to `path` atomically: temp file, fsync, rename, fsync of the folder. With
+ * `sync: false` the fsyncs are left to the caller (bulk writes sync the folder once at the end);
+ * the file is still either the old or the new one, never a mix.
+ */
+export async function writeFileAtomic(
+  path: string,
+  text: string,
+  options: { sync?: boolean } = {},
+): Promise<void> {
+  const sync = options.sync ?? true;
   const tmp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  await Deno.writeTextFile(tmp, text);
-  const file = await Deno.open(tmp, { read: true });
+  try {
+    await Deno.writeTextFile(tmp, text);
+    if (sync) await syncPath(tmp);
+    await Deno.rename(tmp, path);
+  } catch (error) {
+    await Deno.remove(tmp).catch(() => {});
+    throw error;
+  }
+  if (sync) await syncPath(dirname(path));
+}
+
+/** fsync a file or a folder (a folder's fsync makes renames inside it durable). */
+export async function syncPath(path: string): Promise<void> {
+  const file = await Deno.open(path, { read: true });
   try {
     await file.sync();
   } finally {
     file.close();
-  }
-  await Deno.rename(tmp, path);
-  // Make the rename itself durable: fsync the directory that holds the new entry.
-  const dir = await Deno.open(dirname(path), { read: true });
-  try {
-    await dir.sync();
-  } finally {
-    dir.close();
   }
 }

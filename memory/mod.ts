@@ -14,3 +14,4 @@ export * from "./onnx_embedder.ts";
 export * from "./http_embedder.ts";
 export * from "./embedding_config.ts";
 export * from "./embedders.ts";
+export * from "./doc_store.ts";
