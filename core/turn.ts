@@ -2,25 +2,19 @@
  * One turn: the whole pipeline of ARCHITECTURE.md "Full Pipeline", from on_input to
  * after_output, with the tool loop in the middle. Reads top-down; the helpers below it are small.
  */
-import type { EventBus, StageName } from "./events.ts";
-import type { ChatMessage, ChatRequest, ChatResponse, StreamEvent, ToolCall } from "./provider.ts";
+import type { EventBus, ReplyStatus, StageName } from "./events.ts";
+import type { ChatMessage, ChatRequest, ChatResponse, StreamEvent } from "./provider.ts";
 import type { ProviderError } from "./errors.ts";
 import { errorMessage, HomeAgentError, isAbort } from "./errors.ts";
 import type { Clock, Logger } from "./ports.ts";
 import type { ContextWindow } from "./context.ts";
 import type { Input, Reply } from "./input.ts";
 import type { StageContext, StageHost } from "./stages.ts";
-import {
-  executeTool,
-  parseToolArguments,
-  type RegisteredTool,
-  type ToolResult,
-  toSchema,
-} from "./tools.ts";
+import { type RegisteredTool, toSchema } from "./tools.ts";
 import { buildSystemPrompt, type MemorySection } from "./prompt.ts";
 import type { TokenCounter } from "./budget.ts";
-import type { ReplyStatus } from "./events.ts";
 import type { TurnControl } from "./turn_control.ts";
+import { executeRound, ownersOf } from "./_tool_round.ts";
 
 /** Observes one LLM call (ProviderManager's StreamListener). */
 export interface LlmCallListener {
@@ -306,86 +300,6 @@ function streamListener(input: Input, deps: TurnDeps): LlmCallListener {
       });
     },
   };
-}
-
-interface CallOutcome {
-  content: string;
-  rejected: boolean;
-}
-
-/** Run a round's calls: runs of parallel-safe calls together, the others one at a time. */
-async function executeRound(
-  input: Input,
-  calls: ToolCall[],
-  byName: Map<string, RegisteredTool>,
-  signal: AbortSignal,
-  deps: TurnDeps,
-  state: LoopState,
-): Promise<CallOutcome[]> {
-  const outcomes: CallOutcome[] = [];
-  let i = 0;
-  while (i < calls.length) {
-    let j = i + 1;
-    if (byName.get(calls[i]!.name)?.parallelSafe) {
-      while (j < calls.length && byName.get(calls[j]!.name)?.parallelSafe) j++;
-    }
-    const batch = calls.slice(i, j);
-    outcomes.push(
-      ...await Promise.all(batch.map((call) => runCall(input, call, byName, signal, deps, state))),
-    );
-    i = j;
-  }
-  return outcomes;
-}
-
-/** before_toolcall → execute → after_toolcall for one call. Short-circuits propagate. */
-async function runCall(
-  input: Input,
-  call: ToolCall,
-  byName: Map<string, RegisteredTool>,
-  signal: AbortSignal,
-  deps: TurnDeps,
-  state: LoopState,
-): Promise<CallOutcome> {
-  const tool = byName.get(call.name);
-  if (!tool) {
-    return { content: `Error: unknown tool "${call.name}"`, rejected: false };
-  }
-  const parsed = parseToolArguments(tool, call);
-  if (!parsed.ok) return { content: `Error: ${parsed.error}`, rejected: false };
-
-  const toolCall = { call, args: parsed.args, plugin: tool.plugin };
-  const before = state.stage("before_toolcall", { toolCall });
-  await state.runStage(before, [tool.plugin]);
-  if (before.reject !== undefined) {
-    deps.logger.info("Tool call rejected", { tool: call.name, reason: before.reject });
-    return { content: `Rejected: ${before.reject}`, rejected: true };
-  }
-
-  deps.events.publish({ type: "tool_call", turnId: input.id, call, phase: "start" });
-  const result: ToolResult = await executeTool(tool, toolCall.args, call, {
-    clock: deps.clock,
-    logger: deps.logger,
-    turnId: input.id,
-    signal,
-    defaultTimeoutMs: deps.settings.toolTimeoutMs,
-  });
-  deps.events.publish({
-    type: "tool_call",
-    turnId: input.id,
-    call,
-    phase: "end",
-    ok: !result.isError,
-  });
-
-  const after = state.stage("after_toolcall", { toolCall, toolResult: result });
-  await state.runStage(after, [tool.plugin]);
-  const final = after.toolResult ?? result;
-  return { content: final.isError ? `Error: ${final.content}` : final.content, rejected: false };
-}
-
-function ownersOf(calls: ToolCall[], byName: Map<string, RegisteredTool>): string[] {
-  return [...new Set(calls.flatMap((c) => byName.get(c.name)?.plugin ?? []))];
 }
 
 function failureReply(input: Input, error: unknown, signal: AbortSignal, logger: Logger): Reply {
