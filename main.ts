@@ -14,6 +14,7 @@ import {
   PluginManager,
   ProviderManager,
   registerCoreDefaults,
+  type RegisteredTool,
 } from "./core/mod.ts";
 import {
   createJsonLogger,
@@ -25,6 +26,7 @@ import {
   ensureHome,
   type HomePaths,
   homePaths,
+  openMemory,
   readPersona,
   registerMemoryDefaults,
   resolveHome,
@@ -119,13 +121,28 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     factory: createProviderFactory({ clock: systemClock, logger }),
     retryDelayMs: registry.get<number>("core.llm.retry_delay_ms"),
   });
+  // The memory tiers read each tool's memory policy from the agent built just after them.
+  const late: { tools?: () => RegisteredTool[] } = {};
+  const memory = await openMemory({
+    paths,
+    config: registry,
+    clock: systemClock,
+    logger,
+    toolPolicy: (name) => late.tools?.().find((t) => t.name === name),
+  });
   const agent = new Agent({
     clock: systemClock,
     logger: logger.child({ component: "kernel" }),
     config: registry,
     llm: providers,
     persona: () => readPersona(paths.persona),
+    context: memory.context,
+    recall: (input, signal) => memory.recall(input, signal),
+    toolSources: [() => memory.tools()],
   });
+  late.tools = () => agent.allTools();
+  const background = new AbortController();
+  const reembedding = memory.reembedInBackground(background.signal);
   const plugins = new PluginManager({ agent, config: registry, logger });
   const statusReport = () => ({
     version: denoJson.version,
@@ -135,7 +152,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     kernel: agent.status(),
     providers: providers.health(),
     plugins: plugins.list(),
-    memory: { contextEvents: agent.context.size() },
+    memory: memory.stats(),
   });
 
   await plugins.start(createCliPlugin({ socketPath: paths.socket, statusReport }));
@@ -163,8 +180,11 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   Deno.addSignalListener("SIGTERM", onSignal);
   await stopped.promise;
   logger.info("HomeAgent stopping");
+  background.abort();
   await agent.close();
   await plugins.stopAll();
+  await reembedding;
+  await memory.close();
   await server.shutdown();
   store.close();
   await Deno.remove(paths.pidFile).catch(() => {});

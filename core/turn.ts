@@ -106,18 +106,28 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
         source: input.source,
         channel: input.channel,
         input: input.text,
+        turnIds: [input.id],
         timestamp: input.receivedAt,
       });
+      await pruneContext(input, signal, deps);
     }
     if (deps.control?.stopped) {
       // Queued when the owner pressed stop: heard and recorded, but not acted on.
       deps.events.publish({ type: "stage", turnId: input.id, stage: "pre_action" });
       throw new ShortCircuit("Stopped before it ran.", "stopped");
     }
-    const memory = deps.recall ? await deps.recall(input, signal) : [];
+    const memory = await recallMemory(input, signal, deps);
     await runStage(stage("pre_action"));
 
-    const text = await toolLoop(input, signal, deps, { eventId, memory, notes, stage, runStage });
+    const toolOutputs: { name: string; output: string }[] = [];
+    const text = await toolLoop(input, signal, deps, {
+      eventId,
+      memory,
+      notes,
+      stage,
+      runStage,
+      toolOutputs,
+    });
 
     if (!input.consolidation) {
       deps.context.append({
@@ -126,6 +136,8 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
         source: input.source,
         channel: input.channel,
         response: text,
+        tools: toolOutputs.length > 0 ? toolOutputs : undefined,
+        turnIds: [input.id],
         timestamp: deps.clock.now(),
       });
     }
@@ -147,6 +159,8 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
 
 interface LoopState {
   eventId: string;
+  /** Every tool result of the turn, kept with the reply for relevance scoring. */
+  toolOutputs: { name: string; output: string }[];
   memory: MemorySection[];
   notes: string[];
   stage(name: StageName, extra?: Partial<StageContext>): StageContext;
@@ -192,6 +206,7 @@ async function toolLoop(
     for (const [i, call] of calls.entries()) {
       const r = results[i]!;
       rounds.push({ role: "tool", toolCallId: call.id, name: call.name, content: r.content });
+      if (!r.rejected) state.toolOutputs.push({ name: call.name, output: r.content });
     }
     if (results.every((r) => r.rejected)) {
       return lastText.trim() !== "" ? lastText : `I could not proceed: ${results[0]!.content}`;
@@ -322,4 +337,38 @@ function failureReply(input: Input, error: unknown, signal: AbortSignal, logger:
     logger.warn("Turn failed", { turnId: input.id, code, error: error.message });
   }
   return { ...base, text: errorMessage(error), status: "error", errorCode: code };
+}
+
+/** Context.Prune after the input is recorded; a memory failure is logged, never fatal to a turn. */
+async function pruneContext(input: Input, signal: AbortSignal, deps: TurnDeps): Promise<void> {
+  if (!deps.context.prune) return;
+  try {
+    await deps.context.prune(input.text, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    deps.logger.error("Context prune failed; the window keeps its events", {
+      turnId: input.id,
+      error: errorMessage(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+  }
+}
+
+/** Recalled memory for the prompt; a failing tier is logged and left out, never fatal. */
+async function recallMemory(
+  input: Input,
+  signal: AbortSignal,
+  deps: TurnDeps,
+): Promise<MemorySection[]> {
+  if (!deps.recall) return [];
+  try {
+    return await deps.recall(input, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    deps.logger.error("Memory recall failed; answering without it", {
+      turnId: input.id,
+      error: errorMessage(error),
+    });
+    return [];
+  }
 }

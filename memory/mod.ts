@@ -15,3 +15,4 @@ export * from "./http_embedder.ts";
 export * from "./embedding_config.ts";
 export * from "./embedders.ts";
 export * from "./doc_store.ts";
+export * from "./tiers.ts";

@@ -136,3 +136,44 @@ Deno.test("serve removes a stale socket left by a crashed daemon", async () => {
   assert.equal(status.code, 0, status.stderr);
   assert.equal(JSON.parse(status.stdout).pid, daemon.child.pid);
 });
+
+Deno.test("The daemon keeps its context across restarts and archives pruned turns as documents", async () => {
+  await using server = startFakeOpenAI({
+    fallback: (request) => reply.text(`noted: ${request.body.messages.at(-1)!.content}`),
+  });
+  await using home = await tempHome();
+  const h = `${home}`;
+  const env = { HOMEAGENT_LLM_BASE_URL: server.url, HOMEAGENT_LLM_MODEL: "fake-model" };
+  assert.equal(
+    (await runMain(["config", "--home", h, "set", "core.agent.max_context_size", "12"])).code,
+    0,
+  );
+  {
+    await using daemon = await startServe(h, env);
+    const topics = ["my cat Mimi eats tuna", "the car needs tyres", "Ann lives in Oslo"];
+    for (let i = 0; i < 9; i++) {
+      const chat = await runMain(["chat", "--home", h, `${topics[i % 3]} (${i})`]);
+      assert.equal(chat.code, 0, chat.stderr);
+    }
+    const status = JSON.parse((await runMain(["status", "--home", h])).stdout);
+    assert.ok(status.memory.documents > 0, "pruned turns became documents");
+    assert.ok(status.memory.contextEvents <= 13);
+    assert.match(status.memory.vectorSpace, /^hash-ngram:v1:\d+$/);
+    assert.equal((await daemon.stop()).code, 0);
+  }
+  const saved = JSON.parse(await Deno.readTextFile(join(h, "memory", "context.json")));
+  assert.ok(saved.events.length >= 10);
+  const docs = [...Deno.readDirSync(join(h, "memory", "docs"))].filter((e) =>
+    e.name.endsWith(".json")
+  );
+  assert.ok(docs.length > 0);
+
+  await using _again = await startServe(h, env);
+  await runMain(["chat", "--home", h, "what does Mimi eat?"]);
+  const prompt = String(server.requests.at(-1)!.body.messages[0]!.content);
+  assert.match(prompt, /\[Conversation so far\]/);
+  assert.match(prompt, /Ann lives in Oslo \(8\)/, "the window came back after the restart");
+  const tools = (server.requests.at(-1)!.body.tools as { function: { name: string } }[])
+    .map((t) => t.function.name);
+  assert.ok(tools.includes("doc_query") && tools.includes("doc_commit"));
+});

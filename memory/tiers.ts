@@ -1,0 +1,117 @@
+/**
+ * The memory tiers of one home, assembled: the vector space, the analyzer, the document store
+ * and the relevance context over them, plus what the kernel takes from them (recall for the
+ * prompt and the document tools). main.ts and the evaluation both build memory this way.
+ */
+import type {
+  Clock,
+  ConfigRegistry,
+  Embedder,
+  Input,
+  Logger,
+  MemorySection,
+  RegisteredTool,
+  ToolMemoryPolicy,
+} from "../core/mod.ts";
+import {
+  documentTools,
+  errorMessage,
+  eventsToDocuments,
+  relatedDocuments,
+  RelevanceContext,
+} from "../core/mod.ts";
+import { JsonContextStore } from "./context_store.ts";
+import { DocStore } from "./doc_store.ts";
+import { readEmbeddingConfig } from "./embedding_config.ts";
+import { selectEmbedder } from "./embedders.ts";
+import type { HomePaths } from "./home.ts";
+import { createTextAnalyzer, type TextAnalyzer } from "./keywords.ts";
+
+/** Options of openMemory. */
+export interface OpenMemoryOptions {
+  paths: HomePaths;
+  config: ConfigRegistry;
+  clock: Clock;
+  logger: Logger;
+  /** A tool's memory policy (noMemory / cleaner), from the kernel's tool table. */
+  toolPolicy?: (name: string) => ToolMemoryPolicy | undefined;
+  /** Use this space instead of the configured one (tests, evaluation). */
+  embedder?: Embedder;
+}
+
+/** The opened tiers. */
+export interface MemoryTiers {
+  embedder: Embedder;
+  analyzer: TextAnalyzer;
+  documents: DocStore;
+  context: RelevanceContext;
+  /** Prompt sections for `input`: related documents (the graph tier adds its index later). */
+  recall(input: Input, signal: AbortSignal): Promise<MemorySection[]>;
+  /** The kernel tools over these tiers. */
+  tools(): RegisteredTool[];
+  /** Sizes for `status` and `memory stats`. */
+  stats(): { contextEvents: number; documents: number; vectorSpace: string };
+  /** Re-embed stale documents in the background; resolves when done. */
+  reembedInBackground(signal?: AbortSignal): Promise<void>;
+  /** Write the context window and close the stores. */
+  close(): Promise<void>;
+}
+
+/** Open the memory tiers of a home. */
+export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTiers> {
+  const { paths, config, clock, logger } = options;
+  const analyzer = await createTextAnalyzer();
+  const embedder = options.embedder ?? (await selectEmbedder(readEmbeddingConfig(config), {
+    logger: logger.child({ component: "embedding" }),
+    memoryDir: paths.memory,
+    analyzer,
+  })).embedder;
+  const documents = await DocStore.open({
+    dir: paths.docs,
+    embedder,
+    analyzer,
+    clock,
+    logger: logger.child({ component: "documents" }),
+  });
+  const context = await RelevanceContext.load({
+    clock,
+    logger: logger.child({ component: "context" }),
+    embedder,
+    store: new JsonContextStore({ path: paths.context, logger }),
+    archive: async (events) => {
+      await documents.insertMany(eventsToDocuments(events));
+    },
+    topK: () => config.get<number>("core.agent.max_context_size"),
+    toolPolicy: options.toolPolicy,
+  });
+  const tools = documentTools(documents, context);
+  return {
+    embedder,
+    analyzer,
+    documents,
+    context,
+    async recall(input, signal) {
+      const related = await relatedDocuments(documents, input.text, { signal });
+      return related ? [related] : [];
+    },
+    tools: () => tools,
+    stats: () => ({
+      contextEvents: context.size(),
+      documents: documents.size(),
+      vectorSpace: embedder.fingerprint,
+    }),
+    async reembedInBackground(signal) {
+      try {
+        await documents.reembedStale({ signal });
+      } catch (error) {
+        if (!signal?.aborted) {
+          logger.error("Re-embedding documents failed", { error: errorMessage(error) });
+        }
+      }
+    },
+    async close() {
+      await context.flush();
+      documents.close();
+    },
+  };
+}
