@@ -227,7 +227,9 @@ async function stop(paths: HomePaths): Promise<number> {
   try {
     await client.send({ type: "stop" });
     const frame = await client.expect("stopped");
-    console.log(frame.wasRunning ? "Stopped the current turn." : "Nothing was running.");
+    const waiting = frame.queued + frame.suspended;
+    const rest = waiting === 0 ? "" : ` ${waiting} waiting input(s) answered "stopped".`;
+    console.log((frame.wasRunning ? "Stopped the current turn." : "Nothing was running.") + rest);
     return 0;
   } finally {
     client.close();

@@ -4,6 +4,7 @@
  * get the same surface over JSON-RPC, restricted.
  */
 import type { Agent, InjectResult, KernelStatus } from "./agent.ts";
+import type { StopResult } from "./event_loop.ts";
 import type { EventHandler, EventOf, KernelEvent, StageName } from "./events.ts";
 import type { InjectOptions, PriorityLevel, Reply } from "./input.ts";
 import type { OutputHandler } from "./output.ts";
@@ -57,6 +58,8 @@ export interface PluginSDK {
   injectInputSync(text: string, options?: InjectOptions): Promise<Reply>;
   /** Cancel the running turn, as the owner's stop button does. */
   stopCurrentTurn(): boolean;
+  /** Stop: cancel the running and suspended turns and short-circuit what waits right now. */
+  stop(): StopResult;
   status(): KernelStatus;
   readonly settings: PluginSettings;
 }
@@ -108,6 +111,7 @@ export function createPluginSdk(
     injectInputSync: (text, opts = {}) =>
       agent.injectInputSync(plugin, text, { ...opts, priority: clamp(opts.priority) }),
     stopCurrentTurn: () => agent.stopCurrentTurn(),
+    stop: () => agent.stop(),
     status: () => agent.status(),
     settings: {
       get: (key) => config.get(scoped(key)),

@@ -21,7 +21,7 @@ export type ServerFrame =
   | { type: "reasoning"; text: string; reset?: boolean }
   | { type: "tool"; name: string; phase: "start" | "end"; ok?: boolean }
   | { type: "reply"; inputId: string; text: string; status: string }
-  | { type: "stopped"; wasRunning: boolean }
+  | { type: "stopped"; wasRunning: boolean; suspended: number; queued: number }
   | { type: "status"; status: unknown }
   | { type: "message"; text: string }
   | { type: "error"; message: string };

@@ -60,7 +60,9 @@ export async function runRepl(client: CliClient, io: ReplIo): Promise<number> {
           if (busy === 0) idle?.();
           break;
         case "stopped":
-          if (!frame.wasRunning) io.error("Nothing to stop.\n");
+          if (!frame.wasRunning && frame.queued + frame.suspended === 0) {
+            io.error("Nothing to stop.\n");
+          }
           break;
         case "error":
           io.error(`${frame.message}\n`);

@@ -128,7 +128,7 @@ function handleFrame(
       client.send({ type: "status", status: options.statusReport() });
       return;
     case "stop":
-      client.send({ type: "stopped", wasRunning: sdk.stopCurrentTurn() });
+      client.send({ type: "stopped", ...sdk.stop() });
       return;
     case "chat": {
       let inputId = "";
