@@ -24,3 +24,4 @@ export * from "./config/core_defaults.ts";
 export * from "./provider_manager.ts";
 export * from "./relevance_context.ts";
 export * from "./documents.ts";
+export * from "./graph.ts";

@@ -1,0 +1,74 @@
+/**
+ * The knowledge graph as the kernel sees it (ARCHITECTURE.md "Graph Layer"): a port only.
+ * memory/ implements it on SQLite (memory/graph.db); residents wrap it in an overlay whose
+ * writes stay apart until reclaimed.
+ */
+
+/** One fact to commit: subject —predicate→ object, with where it came from. */
+export interface Triple {
+  subject: string;
+  predicate: string;
+  object: string;
+  subjectType?: string;
+  objectType?: string;
+  /** 0..1; rule and tool facts default to 1, distilled ones lower. */
+  confidence?: number;
+  /** The sentence the fact was taken from. */
+  sentence?: string;
+  /** Turns the fact came from, so recall maps back to conversation turns. */
+  turnIds?: string[];
+  sessionId?: string;
+  /** When the fact became true (ms); defaults to the commit time. */
+  validFrom?: number;
+}
+
+/** An entity (node). */
+export interface GraphEntity {
+  id: number;
+  name: string;
+  type: string;
+  mentions: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A relation (directed edge). A superseded fact is closed (`validTo`), not contradicted. */
+export interface GraphRelation {
+  id: number;
+  source: string;
+  target: string;
+  type: string;
+  confidence: number;
+  status: "active" | "deleted";
+  validFrom: number;
+  validTo?: number;
+  sentence?: string;
+  turnIds: string[];
+  createdAt: number;
+}
+
+/** What a recall returns: the seed entities, what BFS reached, and the active edges between. */
+export interface GraphRecall {
+  entities: GraphEntity[];
+  relations: GraphRelation[];
+}
+
+/** A recall query: keyword seeds (and an optional query vector for entity-vector seeds). */
+export interface GraphQuery {
+  keywords: readonly string[];
+  vector?: Float32Array;
+  /** BFS depth over active relations; default 2. */
+  depth?: number;
+  /** Most relations returned; default 50. */
+  limit?: number;
+}
+
+/** The graph port. Methods reject on storage failure. */
+export interface GraphMemory {
+  /** Upsert the entities and insert the relations of `triples`, all or nothing. */
+  commit(triples: readonly Triple[]): Promise<{ entities: number; relations: number }>;
+  /** Seeds by keyword (and vector), then BFS; with no keywords, the most mentioned entities. */
+  recall(query: GraphQuery): Promise<GraphRecall>;
+  /** Counts for `status` and `memory stats`. */
+  stats(): Promise<{ entities: number; relations: number }>;
+}
