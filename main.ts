@@ -23,13 +23,17 @@ import {
   systemClock,
 } from "./adapters/mod.ts";
 import {
+  createTextAnalyzer,
   ensureHome,
   type HomePaths,
   homePaths,
   openMemory,
+  readEmbeddingConfig,
   readPersona,
   registerMemoryDefaults,
   resolveHome,
+  runMemoryEval,
+  selectEmbedder,
   SqliteConfigStore,
 } from "./memory/mod.ts";
 import { chatOnce, CliClient, createCliPlugin, processIo, runRepl } from "./plugins/mod.ts";
@@ -46,6 +50,8 @@ Commands:
   stop                          stop the current turn
   status                        JSON status of the running daemon
   config get KEY | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
+  eval memory --corpus F --questions F [--k 5,10] [--run-out F]
+                                retrieval evaluation over a fresh memory (docs/memory.md)
 
 Every command takes --home DIR (default $HOMEAGENT_HOME or ~/.homeagent).`;
 
@@ -60,6 +66,10 @@ async function main(args: string[]): Promise<number> {
       host: { type: "string" },
       port: { type: "string" },
       reveal: { type: "boolean" },
+      corpus: { type: "string" },
+      questions: { type: "string" },
+      k: { type: "string" },
+      "run-out": { type: "string" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
     },
@@ -85,6 +95,8 @@ async function main(args: string[]): Promise<number> {
       return await status(homePaths(home));
     case "config":
       return await config(home, rest, values.reveal ?? false);
+    case "eval":
+      return await evaluate(home, rest, values);
     default:
       throw new UsageError(`Unknown command "${command}"\n\n${USAGE}`);
   }
@@ -278,6 +290,50 @@ async function config(home: string, args: string[], reveal: boolean): Promise<nu
       default:
         throw new UsageError("Usage: homeagent config get|set|unset|list ...");
     }
+  } finally {
+    store.close();
+  }
+}
+
+/** `eval memory`: DESIGN.md §8, over a fresh memory in a temporary folder. */
+async function evaluate(
+  home: string,
+  args: string[],
+  flags: { corpus?: string; questions?: string; k?: string; "run-out"?: string },
+): Promise<number> {
+  if (args[0] !== "memory" || !flags.corpus || !flags.questions) {
+    throw new UsageError(
+      "Usage: homeagent eval memory --corpus F --questions F [--k 5,10] [--run-out F]",
+    );
+  }
+  const ks = (flags.k ?? "5,10").split(",").map((k) => Number(k.trim()));
+  if (ks.some((k) => !Number.isInteger(k) || k < 1)) {
+    throw new UsageError(`Invalid --k "${flags.k}": expected positive integers like 5,10`);
+  }
+  const logger = createJsonLogger({ level: "warn" });
+  const paths = await ensureHome(home);
+  const { store, registry } = openConfig(paths, logger);
+  try {
+    const analyzer = await createTextAnalyzer();
+    const { embedder } = await selectEmbedder(readEmbeddingConfig(registry), {
+      logger,
+      memoryDir: paths.memory,
+      analyzer,
+    });
+    const result = await runMemoryEval({
+      corpusPath: flags.corpus,
+      questionsPath: flags.questions,
+      ks,
+      embedder,
+      analyzer,
+      clock: systemClock,
+      logger,
+      contextSize: registry.get<number>("core.agent.max_context_size"),
+      runOut: flags["run-out"],
+      onProgress: (message) => console.error(message),
+    });
+    console.log(JSON.stringify(result, null, 2));
+    return 0;
   } finally {
     store.close();
   }

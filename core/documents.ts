@@ -51,10 +51,13 @@ export interface ScoredDocument {
 export interface DocumentStore {
   /** Store a document; identical content is stored once (`duplicate` then names the first). */
   insert(doc: NewDocument): Promise<{ id: string; duplicate: boolean }>;
-  /** Hybrid dense + keyword search; `touch` counts the hits as accessed. */
+  /**
+   * Hybrid dense + keyword search; `touch` counts the hits as accessed. A document found only
+   * by the dense side needs a cosine of at least `minDense` (store default when absent).
+   */
   query(
     text: string,
-    options?: { k?: number; signal?: AbortSignal; touch?: boolean },
+    options?: { k?: number; signal?: AbortSignal; touch?: boolean; minDense?: number },
   ): Promise<ScoredDocument[]>;
   /** Read and delete: what `doc_query` hands back into the context window. */
   consume(ids: readonly string[]): Promise<MemoryDocument[]>;
@@ -90,6 +93,7 @@ export async function relatedDocuments(
   if (hits.length === 0) return undefined;
   return {
     title: "Related Memory Docs",
+    kind: "documents",
     lines: hits.map((h) => `- (${shortDate(h.document.createdAt)}) ${h.document.summary}`),
   };
 }

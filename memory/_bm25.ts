@@ -64,20 +64,28 @@ export class Bm25Index {
     return true;
   }
 
-  /** The `k` best ids for the query words, best first (ties: earlier added first). */
-  search(terms: readonly string[], k: number): { id: string; score: number }[] {
+  /**
+   * The `k` best ids for the query words, best first (ties: earlier added first). A word given
+   * more than once weighs more (`weights` overrides: word → weight).
+   */
+  search(
+    terms: readonly string[],
+    k: number,
+    weights?: ReadonlyMap<string, number>,
+  ): { id: string; score: number }[] {
     const n = this.size;
     if (n === 0 || k <= 0) return [];
     const avg = this.#totalLength / n || 1;
     const scores = this.#scores;
     const lengths = this.#lengths;
     const touched: number[] = [];
-    for (const term of new Set(terms)) {
+    const queryWeights = weights ?? new Map(terms.map((t) => [t, 1]));
+    for (const [term, weight] of queryWeights) {
       const postings = this.#terms.get(term);
-      if (!postings) continue;
+      if (!postings || weight <= 0) continue;
       const df = postings.df;
       if (df === 0) continue;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const idf = weight * Math.log(1 + (n - df + 0.5) / (df + 0.5));
       for (let i = 0; i < postings.length; i++) {
         const slot = postings.slots[i]!;
         const length = lengths[slot]!;

@@ -143,7 +143,7 @@ export class DocStore implements DocumentStore {
 
   async query(
     text: string,
-    options: { k?: number; signal?: AbortSignal; touch?: boolean } = {},
+    options: { k?: number; signal?: AbortSignal; touch?: boolean; minDense?: number } = {},
   ): Promise<ScoredDocument[]> {
     const k = options.k ?? 3;
     if (text.trim() === "" || this.#vectors.size + this.size() === 0) return [];
@@ -151,7 +151,8 @@ export class DocStore implements DocumentStore {
     const [queryVector] = await this.#o.embedder.embed([text], { signal: options.signal });
     const dense = this.#vectors.search(queryVector!, pool);
     const keyword = this.#words.search(this.#o.analyzer.tokenize(text), pool);
-    const fused = fuse(dense, keyword, this.#o.rrfK ?? 60, this.#o.minDense ?? 0.25).slice(0, k);
+    const minDense = options.minDense ?? this.#o.minDense ?? 0.25;
+    const fused = fuse(dense, keyword, this.#o.rrfK ?? 60, minDense).slice(0, k);
     const hits: ScoredDocument[] = [];
     for (const hit of fused) {
       const record = await this.#read(hit.id);

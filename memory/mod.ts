@@ -16,3 +16,6 @@ export * from "./embedding_config.ts";
 export * from "./embedders.ts";
 export * from "./doc_store.ts";
 export * from "./tiers.ts";
+export * from "./recall.ts";
+export * from "./eval.ts";
+export * from "./eval_run.ts";
