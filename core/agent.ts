@@ -6,7 +6,7 @@ import { EventBus } from "./events.ts";
 import type { Clock, Logger } from "./ports.ts";
 import { StageHost } from "./stages.ts";
 import { type RegisteredTool, ToolRegistry } from "./tools.ts";
-import { OutputRegistry } from "./output.ts";
+import { type OutputChannel, type OutputMessage, OutputRegistry } from "./output.ts";
 import { type ContextWindow, RecentContext } from "./context.ts";
 import type { InjectOptions, Input, PriorityLevel, Reply } from "./input.ts";
 import { type LlmCaller, runTurn, type TurnSettings } from "./turn.ts";
@@ -63,6 +63,8 @@ export interface AgentOptions {
   preemptCooldownMs?: number;
   /** Kernel tool sources re-aggregated every round besides registered and channel tools. */
   toolSources?: (() => RegisteredTool[])[];
+  /** Output channels; a resident shares its parent's registry. Default: a registry of its own. */
+  outputs?: OutputRegistry;
 }
 
 /** What `status` reports about the kernel itself. */
@@ -84,11 +86,12 @@ export class Agent {
   readonly events: EventBus;
   readonly stages: StageHost;
   readonly tools = new ToolRegistry();
-  readonly outputs = new OutputRegistry();
+  readonly outputs: OutputRegistry;
   readonly context: ContextWindow;
   readonly #options: AgentOptions;
   readonly #loop: EventLoop;
   readonly #replyTo = new Map<string, (reply: Reply) => void>();
+  readonly #noticeTo = new Map<string, (text: string) => void>();
   #closed = false;
 
   constructor(options: AgentOptions) {
@@ -96,6 +99,7 @@ export class Agent {
     this.events = new EventBus({ logger: options.logger });
     this.stages = new StageHost({ clock: options.clock, logger: options.logger });
     this.context = options.context ?? new RecentContext();
+    this.outputs = options.outputs ?? new OutputRegistry();
     this.#loop = new EventLoop({
       clock: options.clock,
       logger: options.logger,
@@ -197,6 +201,36 @@ export class Agent {
     return taken;
   }
 
+  /**
+   * Send a non-terminal message about a queued or running `input` (triage's "busy, please
+   * wait"): to its `onNotice`, else through its channel, and always as a `notice` event. The
+   * input's one terminal reply is still owed.
+   */
+  notify(input: Input, text: string): void {
+    this.events.publish({ type: "notice", turnId: input.id, channel: input.channel, text });
+    const callback = this.#noticeTo.get(input.id);
+    if (callback) {
+      try {
+        callback(text);
+      } catch (error) {
+        this.#options.logger.error("Notice callback threw", {
+          inputId: input.id,
+          error: errorMessage(error),
+        });
+      }
+      return;
+    }
+    const channel = this.outputs.get(input.channel);
+    if (!channel) {
+      this.#options.logger.debug("No output channel for notice", {
+        inputId: input.id,
+        channel: input.channel,
+      });
+      return;
+    }
+    this.#send(channel, { payload: text, meta: { ...input.meta }, type: "text" });
+  }
+
   /** Every tool the model can see now, re-aggregated from all sources. */
   allTools(): RegisteredTool[] {
     const sources = this.#options.toolSources ?? [];
@@ -246,6 +280,7 @@ export class Agent {
       meta: options.meta ?? {},
     };
     if (options.onReply) this.#replyTo.set(input.id, options.onReply);
+    if (options.onNotice) this.#noticeTo.set(input.id, options.onNotice);
     const reason = this.#closed
       ? "The agent is shutting down."
       : !this.#loop.submit(input, input.priority)
@@ -311,6 +346,7 @@ export class Agent {
     });
     const callback = this.#replyTo.get(input.id);
     this.#replyTo.delete(input.id);
+    this.#noticeTo.delete(input.id);
     if (callback) {
       try {
         callback(reply);
@@ -337,15 +373,18 @@ export class Agent {
       });
       return;
     }
+    this.#send(channel, {
+      payload: reply.text,
+      meta: { ...input.meta },
+      type: "text",
+      inputId: input.id,
+    });
+  }
+
+  /** Hand `message` to a channel on a later microtask; a failure is logged, never thrown. */
+  #send(channel: OutputChannel, message: OutputMessage): void {
     Promise.resolve()
-      .then(() =>
-        channel.handler({
-          payload: reply.text,
-          meta: { ...input.meta },
-          type: "text",
-          inputId: input.id,
-        })
-      )
+      .then(() => channel.handler(message))
       .catch((error) =>
         this.#options.logger.error("Output channel failed", {
           channel: channel.name,

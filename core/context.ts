@@ -69,6 +69,16 @@ export class RecentContext implements ContextWindow {
   size(): number {
     return this.#events.length;
   }
+
+  /** The events held, oldest first (a copy). */
+  events(): ContextEvent[] {
+    return [...this.#events];
+  }
+
+  /** Replace every event (a resident's `compress`); the capacity still applies. */
+  replace(events: readonly ContextEvent[]): void {
+    this.#events = events.slice(-this.#capacity);
+  }
 }
 
 // Events are immutable once appended, so their prompt line is computed once.

@@ -123,3 +123,22 @@ export class EmbeddingError extends HomeAgentError {
     this.kind = kind;
   }
 }
+
+/** Why a `resident_agents` action was refused. */
+export type ResidentFailureKind = "not_found" | "exists" | "limit" | "invalid" | "refused";
+
+/** A resident sub-agent action failed; `resident` names the resident it concerned. */
+export class ResidentError extends HomeAgentError {
+  readonly resident: string;
+  readonly kind: ResidentFailureKind;
+  constructor(
+    resident: string,
+    kind: ResidentFailureKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`resident_${kind}`, message, options);
+    this.resident = resident;
+    this.kind = kind;
+  }
+}

@@ -35,6 +35,8 @@ export type KernelEvent =
   | { type: "stage"; turnId: string; stage: StageName }
   | { type: "output"; turnId: string; channel: string; text: string; status: ReplyStatus }
   | { type: "status"; state: "idle" | "busy"; pending: number }
+  /** A non-terminal message about input `turnId` ("busy, please wait"); its reply is still owed. */
+  | { type: "notice"; turnId: string; channel: string; text: string }
   /** Turn `turnId` was suspended so that `by` (at `level`) runs first. */
   | { type: "preempted"; turnId: string; by: string; level: number }
   /** A suspended turn goes on. */

@@ -53,4 +53,9 @@ export interface InjectOptions {
   meta?: Record<string, unknown>;
   /** Receives the terminal reply; without it the reply goes to the channel's output handler. */
   onReply?: (reply: Reply) => void;
+  /**
+   * Receives non-terminal notices about this input (backlog triage's "busy, please wait");
+   * without it they go to the channel's output handler. The terminal reply still follows.
+   */
+  onNotice?: (text: string) => void;
 }
