@@ -24,4 +24,8 @@ export * from "./config/core_defaults.ts";
 export * from "./provider_manager.ts";
 export * from "./relevance_context.ts";
 export * from "./documents.ts";
+export * from "./graph_overlay.ts";
+export * from "./children.ts";
+export * from "./residents.ts";
+export * from "./resident_tool.ts";
 export * from "./graph.ts";
