@@ -28,4 +28,5 @@ export * from "./graph_overlay.ts";
 export * from "./children.ts";
 export * from "./residents.ts";
 export * from "./resident_tool.ts";
+export * from "./triage.ts";
 export * from "./graph.ts";

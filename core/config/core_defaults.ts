@@ -63,6 +63,31 @@ export function registerCoreDefaults(registry: ConfigRegistry): void {
     description: "Milliseconds after a suspended task resumes during which nothing may preempt it",
   });
   registry.define({
+    key: "core.agent.offload_enabled",
+    schema: z.boolean(),
+    default: false,
+    description: "Backlog triage: when busy long with inputs waiting, a triage assistant " +
+      "answers simple ones and tells the rest to wait",
+  });
+  registry.define({
+    key: "core.agent.offload_busy_after",
+    schema: z.int().min(1000).max(86_400_000),
+    default: 300_000,
+    description: "Milliseconds the agent must have been busy before backlog triage starts",
+  });
+  registry.define({
+    key: "core.agent.offload_min_pending",
+    schema: z.int().min(1).max(10_000),
+    default: 3,
+    description: "Fewest queued plain inputs that start backlog triage",
+  });
+  registry.define({
+    key: "core.agent.offload_max_residents",
+    schema: z.int().min(1).max(8),
+    default: 2,
+    description: "Most triage assistants working at once",
+  });
+  registry.define({
     key: "core.agent.stream",
     schema: z.boolean(),
     default: true,
