@@ -7,14 +7,19 @@ import { parseArgs } from "node:util";
 import denoJson from "./deno.json" with { type: "json" };
 import {
   Agent,
+  BacklogTriage,
   ConfigRegistry,
   errorMessage,
   HomeAgentError,
+  InMemoryGraph,
   type Logger,
   PluginManager,
   ProviderManager,
   registerCoreDefaults,
   type RegisteredTool,
+  residentAgentsTool,
+  ResidentPool,
+  spawnChildTool,
 } from "./core/mod.ts";
 import {
   createJsonLogger,
@@ -153,6 +158,28 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     toolSources: [() => memory.tools()],
   });
   late.tools = () => agent.allTools();
+  // Residents, children and backlog triage (docs/scheduler.md). Residents read through and
+  // reclaim into an in-memory graph until the graph tier (memory/graph.db) is wired here.
+  const helpers = {
+    clock: systemClock,
+    logger: logger.child({ component: "helpers" }),
+    config: registry,
+    llm: providers,
+  };
+  const residents = new ResidentPool({
+    ...helpers,
+    parent: agent,
+    graph: new InMemoryGraph({ clock: systemClock }),
+    parentTools: () => agent.allTools(),
+  });
+  agent.tools.register(residentAgentsTool(residents), "core");
+  agent.tools.register(spawnChildTool({ ...helpers, tools: () => agent.allTools() }), "core");
+  const triage = new BacklogTriage({
+    ...helpers,
+    agent,
+    persona: () => readPersona(paths.persona),
+  });
+  triage.start();
   const background = new AbortController();
   const reembedding = memory.reembedInBackground(background.signal);
   const plugins = new PluginManager({ agent, config: registry, logger });
@@ -193,6 +220,8 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   await stopped.promise;
   logger.info("HomeAgent stopping");
   background.abort();
+  await triage.close();
+  await residents.close();
   await agent.close();
   await plugins.stopAll();
   await reembedding;
