@@ -30,6 +30,8 @@ export interface GraphEntity {
   mentions: number;
   createdAt: number;
   updatedAt: number;
+  /** Other names that resolve to this entity (kept by merges and renames). */
+  aliases?: string[];
 }
 
 /** A relation (directed edge). A superseded fact is closed (`validTo`), not contradicted. */
@@ -45,6 +47,9 @@ export interface GraphRelation {
   sentence?: string;
   turnIds: string[];
   createdAt: number;
+  /** How many commits stated this fact. */
+  mentions?: number;
+  sessionId?: string;
 }
 
 /** What a recall returns: the seed entities, what BFS reached, and the active edges between. */

@@ -30,3 +30,6 @@ export * from "./residents.ts";
 export * from "./resident_tool.ts";
 export * from "./triage.ts";
 export * from "./graph.ts";
+export * from "./graph_store.ts";
+export * from "./graph_tools.ts";
+export * from "./social_tools.ts";

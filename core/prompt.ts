@@ -1,11 +1,25 @@
-/** System prompt assembly: persona → memory → injected notes → context timeline. */
+/**
+ * System prompt assembly: persona and pre_action notes → memory index → related documents →
+ * knowledge → context timeline, inside the token budget (ARCHITECTURE.md "Context Budget").
+ */
 import { computeTokenBudget, type TokenBudget, type TokenCounter } from "./budget.ts";
 import { type ContextEvent, type ContextWindow, formatEvent } from "./context.ts";
+
+/** Which tier a memory section comes from; the prompt orders sections by it. */
+export type MemorySectionKind = "graph" | "documents" | "knowledge";
+
+/** The prompt order of section kinds; sections without a kind come last, in their own order. */
+export const MEMORY_SECTION_ORDER: readonly MemorySectionKind[] = [
+  "graph",
+  "documents",
+  "knowledge",
+];
 
 /** A titled block of recalled memory ("[Memory Index]", "[Related Memory Docs]", …). */
 export interface MemorySection {
   title: string;
   lines: string[];
+  kind?: MemorySectionKind;
 }
 
 /** What the prompt is built from. */
@@ -30,7 +44,11 @@ export interface BuiltPrompt {
   tokens: number;
 }
 
-/** Assemble the system prompt inside the token budget (memory ⅓, timeline ⅔ of what is free). */
+/**
+ * Assemble the system prompt inside the token budget (memory ⅓, timeline ⅔ of what is free).
+ * Budgets are ceilings: memory lines are taken in recall order until one does not fit, the
+ * timeline newest-first; nothing is padded.
+ */
 export function buildSystemPrompt(parts: PromptParts): BuiltPrompt {
   const time = new Date(parts.now).toISOString().replace("T", " ").slice(0, 16) + " UTC";
   const fixed = [parts.persona.trim(), `Current time: ${time}`, ...parts.notes].join("\n\n");
@@ -38,7 +56,7 @@ export function buildSystemPrompt(parts: PromptParts): BuiltPrompt {
 
   const memoryBlocks: string[] = [];
   let memoryUsed = 0;
-  for (const section of parts.memory) {
+  for (const section of orderSections(parts.memory)) {
     const lines: string[] = [];
     for (const line of section.lines) {
       const cost = parts.count(line) + 1;
@@ -57,4 +75,15 @@ export function buildSystemPrompt(parts: PromptParts): BuiltPrompt {
 
   const text = [fixed, ...memoryBlocks, timelineBlock].filter((s) => s !== "").join("\n\n");
   return { text, budget, timeline, tokens: parts.count(text) };
+}
+
+/** Sections sorted by kind (graph → documents → knowledge → others), stable within a kind. */
+export function orderSections(sections: readonly MemorySection[]): MemorySection[] {
+  const rank = (s: MemorySection) => {
+    const i = s.kind === undefined ? -1 : MEMORY_SECTION_ORDER.indexOf(s.kind);
+    return i < 0 ? MEMORY_SECTION_ORDER.length : i;
+  };
+  return sections.map((section, index) => ({ section, index }))
+    .sort((a, b) => rank(a.section) - rank(b.section) || a.index - b.index)
+    .map((x) => x.section);
 }
