@@ -252,3 +252,45 @@ Deno.test("resident_agents works end to end when the parent model calls it", asy
   assert.ok(parentInputs(k).some((t) => t.includes('"helper" finished task')));
   await residents.close();
 });
+
+Deno.test("ResidentPool lends a resident parent tools except spawning, graph and channel tools", async () => {
+  await using k = createScriptedAgent({ respond });
+  const tool = (name: string) => ({
+    name,
+    plugin: "core",
+    description: name,
+    parameters: { type: "object", properties: {} },
+    handler: () => "ok",
+  });
+  k.agent.outputs.register({
+    name: "qq",
+    plugin: "qq",
+    caps: 1,
+    description: "chat",
+    handler() {},
+  });
+  const borrowed = ["test_ping", "spawn_child", "resident_agents", "memory_merge", "person_relate"];
+  const residents = new ResidentPool({
+    parent: k.agent,
+    clock: k.clock,
+    logger: k.logger,
+    config: k.config.registry,
+    llm: k.llm,
+    graph: new InMemoryGraph(),
+    parentTools: () => [...borrowed.map(tool), ...k.agent.allTools()],
+  });
+  residents.create("scout", "Scout.");
+  residents.send("scout", "look");
+  await k.llm.waitForCalls(1);
+  const names = k.llm.calls[0]!.request.tools!.map((t) => t.name).sort();
+  assert.deepEqual(names, [
+    "memory_commit",
+    "memory_recall",
+    "output_send__qq",
+    "output_send__qq_help",
+    "report_to_parent",
+    "test_ping",
+  ]);
+  await k.agent.whenIdle();
+  await residents.close();
+});
