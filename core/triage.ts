@@ -33,7 +33,7 @@ export interface TriageSettings {
 export interface TriageRound {
   answered: string[];
   deferred: string[];
-  /** Started or finished by the main agent while the assistant looked at it. */
+  /** Left alone: the main agent started it while the assistant looked, or triage closed. */
   gone: string[];
 }
 
@@ -56,6 +56,7 @@ const INSTRUCTIONS = "You are the triage assistant of a busy main agent. A messa
 export class BacklogTriage {
   readonly #options: BacklogTriageOptions;
   readonly #seen = new Set<string>();
+  readonly #assistants = new Set<HelperAgent>();
   #timer?: TimerHandle;
   #round?: Promise<TriageRound>;
   #closed = false;
@@ -77,11 +78,12 @@ export class BacklogTriage {
     );
   }
 
-  /** Stop checking and wait for a round in flight. */
+  /** Stop checking, cancel the assistants' work and wait for a round in flight to end. */
   async close(): Promise<void> {
     this.#closed = true;
     this.#timer?.cancel();
     this.#timer = undefined;
+    for (const assistant of this.#assistants) assistant.stop();
     await this.#round;
   }
 
@@ -138,11 +140,13 @@ export class BacklogTriage {
     this.#options.logger.info("Backlog triage", { inputs: inputs.length, assistants: lanes });
     await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
       const assistant = this.#assistant(lane);
+      this.#assistants.add(assistant);
       try {
         for (let i = lane; i < inputs.length; i += lanes) {
           round[await this.#triage(assistant, inputs[i]!)].push(inputs[i]!.id);
         }
       } finally {
+        this.#assistants.delete(assistant);
         await assistant.close();
       }
     }));
@@ -169,7 +173,7 @@ export class BacklogTriage {
 
   async #triage(assistant: HelperAgent, input: Input): Promise<keyof TriageRound> {
     const { agent, logger } = this.#options;
-    const stillQueued = () => agent.pendingPlain().some((i) => i.id === input.id);
+    const stillQueued = () => !this.#closed && agent.pendingPlain().some((i) => i.id === input.id);
     if (!stillQueued()) return "gone";
     let verdict: { text: string; defer: boolean };
     try {

@@ -145,3 +145,23 @@ Deno.test("core.agent.offload_* settings have their defaults and refuse bad valu
   t.registry.setFromText("core.agent.offload_enabled", "true");
   assert.equal(t.registry.get("core.agent.offload_enabled"), true);
 });
+
+Deno.test("BacklogTriage.close cancels a round in flight without notices or replies", async () => {
+  await using k = createScriptedAgent({
+    respond: (request) => isAssistant(request) ? "hold" : respond(request),
+    config: { "core.agent.offload_enabled": true },
+  });
+  const triage = triageFor(k);
+  k.inject("hold long job");
+  await k.llm.waitForCalls(1);
+  const ids = TEXTS.map((t) => k.inject(t, 0, { source: "qq" }));
+  await k.clock.tick(300_000, 30);
+  await k.llm.waitForCalls(3);
+  await triage.close();
+  assert.equal(assistantCalls(k).every((c) => c.outcome === "aborted"), true);
+  assert.deepEqual(notices(k), []);
+  assert.equal(k.agent.pendingPlain().length, 4, "every input is still the main agent's");
+  k.llm.calls[0]!.release({ text: "done" });
+  await k.agent.whenIdle();
+  for (const id of ids) assert.equal(k.replies.get(id)?.length, 1);
+});
