@@ -26,6 +26,8 @@ import { readEmbeddingConfig } from "./embedding_config.ts";
 import { selectEmbedder } from "./embedders.ts";
 import type { HomePaths } from "./home.ts";
 import { createTextAnalyzer, type TextAnalyzer } from "./keywords.ts";
+import { type GraphTier, openGraphTier } from "./graph_tier.ts";
+import type { GraphStats } from "./graph.ts";
 
 /** Options of openMemory. */
 export interface OpenMemoryOptions {
@@ -45,12 +47,14 @@ export interface MemoryTiers {
   analyzer: TextAnalyzer;
   documents: DocStore;
   context: RelevanceContext;
-  /** Prompt sections for `input`: related documents (the graph tier adds its index later). */
+  /** The knowledge graph (memory/graph.db) and its Indexer. */
+  graph: GraphTier;
+  /** Prompt sections for `input`: the "[Memory Index]" of the graph, related documents. */
   recall(input: Input, signal: AbortSignal): Promise<MemorySection[]>;
   /** The kernel tools over these tiers. */
   tools(): RegisteredTool[];
   /** Sizes for `status` and `memory stats`. */
-  stats(): { contextEvents: number; documents: number; vectorSpace: string };
+  stats(): { contextEvents: number; documents: number; vectorSpace: string; graph: GraphStats };
   /** Re-embed stale documents in the background; resolves when done. */
   reembedInBackground(signal?: AbortSignal): Promise<void>;
   /** Write the context window and close the stores. */
@@ -84,23 +88,28 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     topK: () => config.get<number>("core.agent.max_context_size"),
     toolPolicy: options.toolPolicy,
   });
-  const tools = documentTools(documents, context);
+  const graph = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger });
+  const tools = [...documentTools(documents, context), ...graph.tools()];
   return {
     embedder,
     analyzer,
     documents,
     context,
+    graph,
     async recall(input, signal) {
+      const index = await graph.section(input.text, signal);
       const related = await relatedDocuments(documents, input.text, { signal });
-      return related ? [related] : [];
+      return [index, related].filter((s): s is MemorySection => s !== undefined);
     },
     tools: () => tools,
     stats: () => ({
       contextEvents: context.size(),
       documents: documents.size(),
       vectorSpace: embedder.fingerprint,
+      graph: graph.stats(),
     }),
     async reembedInBackground(signal) {
+      await graph.reembedStale(signal);
       try {
         await documents.reembedStale({ signal });
       } catch (error) {
@@ -112,6 +121,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     async close() {
       await context.flush();
       documents.close();
+      graph.close();
     },
   };
 }
