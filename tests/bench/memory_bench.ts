@@ -11,7 +11,12 @@ import {
   silentLogger,
 } from "../../core/mod.ts";
 import { systemClock } from "../../adapters/mod.ts";
-import { createHashEmbedder, createTextAnalyzer, DocStore } from "../../memory/mod.ts";
+import {
+  createHashEmbedder,
+  createTextAnalyzer,
+  DocStore,
+  runMemoryEval,
+} from "../../memory/mod.ts";
 import { type Figure, quantile, round } from "./_figure.ts";
 
 const EN = ("garden tomato rain weekend sister oslo nurse car tyres winter coffee tea train " +
@@ -113,9 +118,48 @@ async function docFigures(): Promise<Record<string, Figure>> {
   };
 }
 
+const SHARED_EVAL = new URL("../../../shared/eval/", import.meta.url).pathname;
+const FIXTURE_EVAL = new URL("../fixtures/eval/", import.meta.url).pathname;
+
+/** Turns per second through the real ingest path of `eval memory` (MADial zh + en when present). */
+async function ingestFigure(): Promise<Figure> {
+  const analyzer = await createTextAnalyzer();
+  const sets: [string, string][] = [];
+  for (const lang of ["zh", "en"]) {
+    const dir = `${SHARED_EVAL}madial_${lang}/`;
+    try {
+      await Deno.stat(`${dir}corpus.jsonl`);
+      sets.push([`${dir}corpus.jsonl`, `${dir}questions.jsonl`]);
+    } catch {
+      // the development set is beside the checkout; fall back to the built-in one
+    }
+  }
+  if (sets.length === 0) {
+    sets.push([`${FIXTURE_EVAL}small_corpus.jsonl`, `${FIXTURE_EVAL}small_questions.jsonl`]);
+  }
+  let turns = 0;
+  let seconds = 0;
+  for (const [corpusPath, questionsPath] of sets) {
+    const result = await runMemoryEval({
+      corpusPath,
+      questionsPath,
+      ks: [10],
+      embedder: createHashEmbedder({ analyzer }),
+      analyzer,
+      clock: systemClock,
+      logger: silentLogger,
+      contextSize: 30,
+    });
+    turns += result.turns;
+    seconds += result.turns / result.ingest_turns_per_s;
+  }
+  return { value: Math.round(turns / seconds), unit: "turns/s" };
+}
+
 /** Figures of this module. */
 export const figures = {
   "prune_1k_ms": pruneFigure,
+  "eval_ingest_turns_per_s": ingestFigure,
   "doc_query_p95_ms_10k": docFigures,
   "doc_query_p95_ms_100k": docFigures,
   "doc_vectors_bytes_ratio": docFigures,
