@@ -3,3 +3,4 @@ export { type CliPluginOptions, createCliPlugin } from "./builtin/cli/server.ts"
 export { chatOnce, type ChatPrinter, CliClient } from "./builtin/cli/client.ts";
 export { processIo, type ReplIo, runRepl } from "./builtin/cli/repl.ts";
 export { type ClientFrame, type ServerFrame } from "./builtin/cli/protocol.ts";
+export * from "./host/mod.ts";

@@ -1,0 +1,125 @@
+/** Turns an installed plugin folder into a Plugin, by manifest kind: subprocess, Lua or SKILL. */
+import { join } from "node:path";
+import { type Clock, type Plugin, PluginError } from "../../core/mod.ts";
+import type { PluginServices } from "./api.ts";
+import { createLuaPlugin } from "./lua.ts";
+import { readManifest, satisfiesMinVersion, supportsPlatform } from "./manifest.ts";
+import { checkImports, dataDirOf, insideDir, pluginCommand } from "./permissions.ts";
+import type { SettingsDefiner } from "./settings.ts";
+import { createSkillPlugin, parseSkill, type SkillLibrary } from "./skill.ts";
+import { createSubprocessPlugin } from "./subprocess.ts";
+
+/** A plugin ready to start, with what `list` shows about it. */
+export interface LoadedPlugin {
+  plugin: Plugin;
+  kind?: "subprocess" | "lua" | "skill";
+  version?: string;
+  /** The child's pid while running (subprocess plugins). */
+  process?: () => number | undefined;
+}
+
+/** Options of loadInstalled. */
+export interface LoaderOptions {
+  clock: Clock;
+  kernelVersion: string;
+  pluginsDir: string;
+  services?: PluginServices;
+  settings: SettingsDefiner;
+  env?: Record<string, string | undefined>;
+  importMap?: string;
+  callTimeoutMs?: number;
+  maxFrameBytes?: number;
+  graceMs?: number;
+  luaInstructionLimit?: number;
+  luaTimeLimitMs?: number;
+  skills: SkillLibrary;
+  /** A subprocess plugin's child died unasked. */
+  onCrash: (plugin: Plugin, reason: string) => void;
+  /** Data folder; default <pluginsDir>/<name>/data. */
+  dataDir?: string;
+}
+
+/** Read and check `dir`'s manifest and build its Plugin. Throws PluginError. */
+export async function loadInstalled(
+  dir: string,
+  name: string,
+  options: LoaderOptions,
+): Promise<LoadedPlugin> {
+  const manifest = await readManifest(dir);
+  if (manifest.name !== name) {
+    throw new PluginError(
+      name,
+      `Folder "${name}" holds plugin "${manifest.name}"; names must match`,
+    );
+  }
+  if (!satisfiesMinVersion(options.kernelVersion, manifest.min_version)) {
+    throw new PluginError(
+      name,
+      `Plugin "${name}" needs HomeAgent ${manifest.min_version} or later (running ${options.kernelVersion})`,
+    );
+  }
+  if (!supportsPlatform(manifest)) {
+    throw new PluginError(name, `Plugin "${name}" does not support ${Deno.build.os}`);
+  }
+  for (const [key, definition] of Object.entries(manifest.settings)) {
+    options.settings.define(name, key, definition);
+  }
+  const entryPath = insideDir(name, dir, manifest.entry);
+  const base = { kind: manifest.kind, version: manifest.version };
+  switch (manifest.kind) {
+    case "skill": {
+      const skill = parseSkill(await Deno.readTextFile(entryPath), name);
+      return { ...base, plugin: createSkillPlugin(name, skill, options.skills) };
+    }
+    case "lua":
+      return {
+        ...base,
+        plugin: createLuaPlugin({
+          manifest,
+          source: await Deno.readTextFile(entryPath),
+          services: options.services,
+          instructionLimit: options.luaInstructionLimit,
+          timeLimitMs: options.luaTimeLimitMs,
+        }),
+      };
+    case "subprocess": {
+      await Deno.stat(entryPath).catch((error) => {
+        throw new PluginError(
+          name,
+          `Cannot start plugin "${name}": entry "${manifest.entry}" not found`,
+          {
+            cause: error,
+          },
+        );
+      });
+      await checkImports(name, dir);
+      const dataDir = options.dataDir ?? dataDirOf(options.pluginsDir, name);
+      await Deno.mkdir(dataDir, { recursive: true });
+      const command = pluginCommand(manifest, {
+        dir,
+        dataDir,
+        env: options.env,
+        importMap: options.importMap,
+      });
+      const plugin = createSubprocessPlugin({
+        manifest,
+        command,
+        dataDir,
+        clock: options.clock,
+        kernelVersion: options.kernelVersion,
+        services: options.services,
+        settings: options.settings,
+        callTimeoutMs: options.callTimeoutMs,
+        maxFrameBytes: options.maxFrameBytes,
+        graceMs: options.graceMs,
+        onCrash: (reason) => options.onCrash(plugin, reason),
+      });
+      return { ...base, plugin, process: () => plugin.process?.pid };
+    }
+  }
+}
+
+/** The folder of an installed plugin. */
+export function pluginDir(pluginsDir: string, name: string): string {
+  return join(pluginsDir, name);
+}

@@ -1,0 +1,406 @@
+/**
+ * The plugin Registry (ARCHITECTURE.md "Plugin System"): built-in factories first, then the
+ * installed folders under <home>/plugins dispatched by manifest kind to the subprocess, Lua or
+ * SKILL channel. Owns each plugin's SDK and detach, crash restarts with backoff, enable and
+ * disable (persisted as `core.plugins.<name>.enabled`), hot reload, install and uninstall.
+ */
+import { join } from "node:path";
+import {
+  type Agent,
+  type Clock,
+  createPluginSdk,
+  errorMessage,
+  type Logger,
+  type Plugin,
+  PluginError,
+  type TimerHandle,
+} from "../../core/mod.ts";
+import type { PluginServices } from "./api.ts";
+import { HMAP_MAX_BYTES, readHmap, writeHmap } from "./hmap.ts";
+import { PLUGIN_NAME } from "./manifest.ts";
+import { createSettingsDefiner, type HostConfig, type SettingsDefiner } from "./settings.ts";
+import { CrashPolicy } from "./supervisor.ts";
+import { createSkillsBuiltin, SkillLibrary } from "./skill.ts";
+import { createPluginManagerBuiltin } from "./builtin_tools.ts";
+import { type LoadedPlugin, loadInstalled } from "./loader.ts";
+
+/** How a plugin is loaded. */
+export type PluginKind = "builtin" | "subprocess" | "lua" | "skill";
+
+/** A plugin as `plugin list` and `status` show it. */
+export interface PluginInfo {
+  name: string;
+  kind: PluginKind;
+  version?: string;
+  state: "running" | "stopped" | "failed" | "disabled" | "restarting";
+  error?: string;
+  /** Crashes in the last 5 minutes. */
+  crashes: number;
+  pid?: number;
+  sha256?: string;
+  tools: string[];
+  channels: string[];
+}
+
+/** A factory of a built-in plugin. */
+export type PluginFactory = () => Plugin;
+
+/** Options of a PluginRegistry. */
+export interface PluginRegistryOptions {
+  agent: Agent;
+  config: HostConfig;
+  clock: Clock;
+  logger: Logger;
+  /** <home>/plugins. */
+  pluginsDir: string;
+  kernelVersion: string;
+  services?: PluginServices;
+  /** The daemon's environment: declared variables are passed to plugins. */
+  env?: Record<string, string | undefined>;
+  callTimeoutMs?: number;
+  maxFrameBytes?: number;
+  graceMs?: number;
+  backoffMs?: number[];
+  crashWindowMs?: number;
+  maxCrashes?: number;
+  /** Import map giving `@homeagent/plugin-sdk` to TypeScript plugins. */
+  importMap?: string;
+  luaInstructionLimit?: number;
+  luaTimeLimitMs?: number;
+}
+
+interface Entry {
+  name: string;
+  kind: PluginKind;
+  version?: string;
+  dir?: string;
+  sha256?: string;
+  make: () => Promise<LoadedPlugin>;
+  plugin?: LoadedPlugin;
+  detach?: () => void;
+  state: PluginInfo["state"];
+  error?: string;
+  policy: CrashPolicy;
+  restart?: TimerHandle;
+}
+
+/** Loads, supervises and manages every plugin of one kernel. */
+export class PluginRegistry {
+  readonly skills = new SkillLibrary();
+  #options: PluginRegistryOptions;
+  #entries = new Map<string, Entry>();
+  #factories = new Map<string, PluginFactory>();
+  #settings: SettingsDefiner;
+  #closed = false;
+
+  constructor(options: PluginRegistryOptions) {
+    this.#options = options;
+    this.#settings = createSettingsDefiner(options.config);
+    this.registerFactory("skills", () => createSkillsBuiltin(this.skills));
+    this.registerFactory("pluginmgr", () => createPluginManagerBuiltin(this));
+  }
+
+  /** Add a built-in factory; its plugin starts at load(). */
+  registerFactory(name: string, factory: PluginFactory): void {
+    if (this.#factories.has(name)) throw new TypeError(`Plugin factory "${name}" already exists`);
+    this.#factories.set(name, factory);
+  }
+
+  /** Start every built-in, then every installed plugin that is enabled. Never throws for one plugin. */
+  async load(): Promise<PluginInfo[]> {
+    for (const [name, factory] of this.#factories) {
+      if (this.#entries.has(name)) continue;
+      const entry = this.#entry(name, "builtin", () => Promise.resolve({ plugin: factory() }));
+      await this.#start(entry);
+    }
+    const names: string[] = [];
+    try {
+      for await (const item of Deno.readDir(this.#options.pluginsDir)) {
+        if (item.isDirectory && PLUGIN_NAME.test(item.name)) names.push(item.name);
+      }
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    await Promise.all(names.sort().filter((n) => !this.#entries.has(n)).map((n) => this.#add(n)));
+    return this.list();
+  }
+
+  /** Load (or reload) the installed folder `name` and start it when enabled. */
+  async #add(name: string): Promise<PluginInfo> {
+    if (this.#factories.has(name)) {
+      throw new PluginError(name, `Plugin name "${name}" is reserved by a built-in plugin`);
+    }
+    const dir = join(this.#options.pluginsDir, name);
+    const entry = this.#entry(name, "subprocess", () => this.#loadDir(entry, dir));
+    entry.dir = dir;
+    entry.sha256 = await readInstallRecord(dir);
+    if (!this.#enabled(name)) {
+      entry.state = "disabled";
+      await this.#loadDir(entry, dir).catch(() => {}); // kind and version for `list`
+      return this.#info(entry);
+    }
+    await this.#start(entry);
+    return this.#info(entry);
+  }
+
+  async #loadDir(entry: Entry, dir: string): Promise<LoadedPlugin> {
+    const o = this.#options;
+    const loaded = await loadInstalled(dir, entry.name, {
+      clock: o.clock,
+      kernelVersion: o.kernelVersion,
+      pluginsDir: o.pluginsDir,
+      services: o.services,
+      settings: this.#settings,
+      env: o.env,
+      importMap: o.importMap,
+      callTimeoutMs: o.callTimeoutMs,
+      maxFrameBytes: o.maxFrameBytes,
+      graceMs: o.graceMs,
+      luaInstructionLimit: o.luaInstructionLimit,
+      luaTimeLimitMs: o.luaTimeLimitMs,
+      skills: this.skills,
+      onCrash: (plugin, reason) => this.#crashed(entry, plugin, reason),
+    });
+    entry.kind = loaded.kind ?? entry.kind;
+    entry.version = loaded.version;
+    return loaded;
+  }
+
+  #entry(name: string, kind: PluginKind, make: () => Promise<LoadedPlugin>): Entry {
+    const entry: Entry = {
+      name,
+      kind,
+      make,
+      state: "stopped",
+      policy: new CrashPolicy({
+        backoffMs: this.#options.backoffMs,
+        windowMs: this.#options.crashWindowMs,
+        maxCrashes: this.#options.maxCrashes,
+      }),
+    };
+    this.#entries.set(name, entry);
+    return entry;
+  }
+
+  #enabled(name: string): boolean {
+    return this.#options.config.get<boolean>(`core.plugins.${name}.enabled`);
+  }
+
+  async #start(entry: Entry): Promise<boolean> {
+    const logger = this.#options.logger.child({ plugin: entry.name });
+    const { sdk, detach } = createPluginSdk(entry.name, {
+      agent: this.#options.agent,
+      config: this.#options.config,
+      logger,
+      restricted: entry.kind !== "builtin",
+    });
+    try {
+      const loaded = await entry.make();
+      entry.plugin = loaded;
+      entry.detach = detach;
+      await loaded.plugin.start(sdk);
+      entry.state = "running";
+      entry.error = undefined;
+      logger.info("Plugin started", { kind: entry.kind, version: entry.version });
+      return true;
+    } catch (error) {
+      detach();
+      entry.detach = undefined;
+      entry.plugin = undefined;
+      entry.state = "failed";
+      entry.error = errorMessage(error);
+      logger.error("Plugin failed to start", { error: entry.error });
+      return false;
+    }
+  }
+
+  async #stop(entry: Entry): Promise<void> {
+    entry.restart?.cancel();
+    entry.restart = undefined;
+    const loaded = entry.plugin;
+    entry.plugin = undefined;
+    if (loaded) {
+      try {
+        await loaded.plugin.stop();
+      } catch (error) {
+        this.#options.logger.error("Plugin failed to stop", {
+          plugin: entry.name,
+          error: errorMessage(error),
+        });
+      }
+    }
+    entry.detach?.();
+    entry.detach = undefined;
+    if (entry.state === "running" || entry.state === "restarting") entry.state = "stopped";
+  }
+
+  /** `plugin` null: a restart attempt failed to start. */
+  #crashed(entry: Entry, plugin: Plugin | null, reason: string): void {
+    if (this.#closed || (plugin !== null && entry.plugin?.plugin !== plugin)) return; // stale
+    entry.plugin = undefined;
+    entry.detach?.();
+    entry.detach = undefined;
+    const { agent, clock, logger } = this.#options;
+    agent.events.publish({ type: "plugin_crashed", plugin: entry.name, reason });
+    const decision = entry.policy.crashed(clock.monotonic());
+    if (!decision.restart) {
+      entry.state = "failed";
+      entry.error = `Gave up after ${decision.crashes} crashes in 5 minutes (last: ${reason})`;
+      logger.error("Plugin crashed; giving up", { plugin: entry.name, reason });
+      return;
+    }
+    entry.state = "restarting";
+    entry.error = reason;
+    logger.warn("Plugin crashed; restarting", {
+      plugin: entry.name,
+      reason,
+      delayMs: decision.delayMs,
+    });
+    entry.restart = clock.setTimer(decision.delayMs, () => {
+      entry.restart = undefined;
+      void this.#start(entry).then((ok) => {
+        if (!ok) this.#crashed(entry, null, entry.error ?? "start failed");
+      });
+    });
+  }
+
+  /** Every plugin and its state. */
+  list(): PluginInfo[] {
+    return [...this.#entries.values()].map((e) => this.#info(e));
+  }
+
+  /** Every output channel (for `output_list_channels`). */
+  channels(): { name: string; caps: number; description: string }[] {
+    return this.#options.agent.outputs.list().map((c) => ({
+      name: c.name,
+      caps: c.caps,
+      description: c.description,
+    }));
+  }
+
+  /** One plugin's info. Throws PluginError when unknown. */
+  info(name: string): PluginInfo {
+    return this.#info(this.#get(name));
+  }
+
+  #info(entry: Entry): PluginInfo {
+    const { agent } = this.#options;
+    const proc = entry.plugin?.process?.();
+    return {
+      name: entry.name,
+      kind: entry.kind,
+      version: entry.version,
+      state: entry.state,
+      error: entry.error,
+      crashes: entry.policy.recent,
+      pid: proc,
+      sha256: entry.sha256,
+      tools: agent.tools.list().filter((t) => t.plugin === entry.name).map((t) => t.name),
+      channels: agent.outputs.list().filter((c) => c.plugin === entry.name).map((c) => c.name),
+    };
+  }
+
+  #get(name: string): Entry {
+    const entry = this.#entries.get(name);
+    if (!entry) throw new PluginError(name, `No plugin named "${name}"`);
+    return entry;
+  }
+
+  /** Swap the process (or VM) of an installed plugin and re-register, without a kernel restart. */
+  async reload(name: string): Promise<PluginInfo> {
+    const entry = this.#get(name);
+    if (entry.kind === "builtin") {
+      throw new PluginError(name, `Built-in plugin "${name}" cannot be reloaded`);
+    }
+    await this.#stop(entry);
+    entry.policy.reset();
+    if (!this.#enabled(name)) {
+      entry.state = "disabled";
+      return this.#info(entry);
+    }
+    await this.#start(entry);
+    return this.#info(entry);
+  }
+
+  /** Persist enabled and start the plugin. */
+  async enable(name: string): Promise<PluginInfo> {
+    const entry = this.#external(name, "enabled");
+    this.#options.config.set(`core.plugins.${name}.enabled`, true);
+    if (entry.state !== "running") {
+      entry.policy.reset();
+      await this.#start(entry);
+    }
+    return this.#info(entry);
+  }
+
+  /** Persist disabled and stop the plugin; its registrations go with it. */
+  async disable(name: string): Promise<PluginInfo> {
+    const entry = this.#external(name, "disabled");
+    this.#options.config.set(`core.plugins.${name}.enabled`, false);
+    await this.#stop(entry);
+    entry.state = "disabled";
+    return this.#info(entry);
+  }
+
+  #external(name: string, verb: string): Entry {
+    const entry = this.#get(name);
+    if (entry.kind === "builtin") {
+      throw new PluginError(name, `Built-in plugin "${name}" cannot be ${verb}`);
+    }
+    return entry;
+  }
+
+  /** Verify and install a .hmap (replacing an installed version, keeping its data/), then start it. */
+  async install(bytes: Uint8Array): Promise<PluginInfo> {
+    const pkg = await readHmap(bytes, { maxTotalBytes: HMAP_MAX_BYTES });
+    const name = pkg.manifest.name;
+    if (this.#factories.has(name)) {
+      throw new PluginError(name, `Cannot install "${name}": the name is a built-in plugin's`);
+    }
+    const root = this.#options.pluginsDir;
+    await Deno.mkdir(root, { recursive: true });
+    const staging = join(root, `.install-${name}-${crypto.randomUUID().slice(0, 8)}`);
+    await writeHmap(pkg, staging);
+    await Deno.writeTextFile(
+      join(staging, ".install.json"),
+      JSON.stringify({
+        sha256: pkg.sha256,
+        version: pkg.manifest.version,
+        installedAt: this.#options.clock.now(),
+      }) + "\n",
+    );
+    const target = join(root, name);
+    const old = this.#entries.get(name);
+    if (old) await this.#stop(old);
+    this.#entries.delete(name);
+    await Deno.rename(join(target, "data"), join(staging, "data")).catch(() => {});
+    await Deno.remove(target, { recursive: true }).catch(() => {});
+    await Deno.rename(staging, target);
+    this.#options.logger.info("Plugin installed", { plugin: name, sha256: pkg.sha256 });
+    return await this.#add(name);
+  }
+
+  /** Stop the plugin, remove its registrations and delete its folder (data included). */
+  async uninstall(name: string): Promise<void> {
+    const entry = this.#external(name, "uninstalled");
+    await this.#stop(entry);
+    this.#entries.delete(name);
+    if (entry.dir) await Deno.remove(entry.dir, { recursive: true });
+    this.#options.logger.info("Plugin uninstalled", { plugin: name });
+  }
+
+  /** Stop every plugin, last loaded first. */
+  async stopAll(): Promise<void> {
+    this.#closed = true;
+    for (const entry of [...this.#entries.values()].reverse()) await this.#stop(entry);
+  }
+}
+
+async function readInstallRecord(dir: string): Promise<string | undefined> {
+  try {
+    const record = JSON.parse(await Deno.readTextFile(join(dir, ".install.json")));
+    return typeof record.sha256 === "string" ? record.sha256 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,72 @@
+/** Plugin settings (`plugin.<name>.<key>`) and the host's own keys, in the ConfigRegistry. */
+import { z } from "zod";
+import type { ConfigDefinition } from "../../core/mod.ts";
+
+/** The part of the ConfigRegistry the plugin host uses. */
+export interface HostConfig {
+  define<T>(definition: ConfigDefinition<T>): void;
+  get<T = unknown>(key: string): T;
+  set(key: string, value: unknown): void;
+}
+
+/** Declares plugin settings from manifests and `settings.define`. */
+export interface SettingsDefiner {
+  /** Define `plugin.<plugin>.<key>`; a repeat with the same type is a no-op. Throws TypeError when invalid. */
+  define(plugin: string, key: string, definition: unknown): void;
+}
+
+const Definition = z.object({
+  type: z.enum(["string", "number", "boolean", "json"]),
+  default: z.unknown(),
+  description: z.string().max(500).optional(),
+  secret: z.boolean().optional(),
+});
+
+const SCHEMAS = {
+  string: z.string(),
+  number: z.number(),
+  boolean: z.boolean(),
+  json: z.unknown(),
+} as const;
+
+/** Define the host's keys: `core.plugins.<name>.enabled`. Call once per registry. */
+export function registerPluginDefaults(config: HostConfig): void {
+  config.define({
+    key: "core.plugins.*.enabled",
+    schema: z.boolean(),
+    default: true,
+    description: "Whether the installed plugin is started (homeagent plugin enable/disable NAME)",
+  });
+}
+
+/** A SettingsDefiner over `config`. */
+export function createSettingsDefiner(config: HostConfig): SettingsDefiner {
+  const defined = new Map<string, string>();
+  return {
+    define(plugin, key, raw) {
+      const parsed = Definition.safeParse(raw);
+      if (!parsed.success) {
+        throw new TypeError(`Invalid definition of setting "${key}": ${parsed.error.message}`);
+      }
+      const full = `plugin.${plugin}.${key}`;
+      const type = parsed.data.type;
+      const known = defined.get(full);
+      if (known === type) return; // reload or restart: already defined
+      if (known !== undefined) {
+        throw new TypeError(`Setting "${full}" is already defined as ${known}`);
+      }
+      config.define({
+        key: full,
+        schema: SCHEMAS[type] as z.ZodType<unknown>,
+        default: parsed.data.default ?? defaultOf(type),
+        description: parsed.data.description ?? `Setting of plugin "${plugin}"`,
+        secret: parsed.data.secret,
+      });
+      defined.set(full, type);
+    },
+  };
+}
+
+function defaultOf(type: keyof typeof SCHEMAS): unknown {
+  return type === "string" ? "" : type === "number" ? 0 : type === "boolean" ? false : null;
+}

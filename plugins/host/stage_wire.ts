@@ -1,0 +1,60 @@
+/** StageContext ↔ wire: what a subprocess or Lua stage handler sees, and applying its mutations. */
+import type { StageContext } from "../../core/mod.ts";
+import type { StageMutation, WireStageContext } from "../sdk/protocol.ts";
+
+/** The JSON view of a stage context. */
+export function stageToWire(context: StageContext): WireStageContext {
+  const { input } = context;
+  return {
+    stage: context.stage,
+    turnId: context.turnId,
+    input: {
+      id: input.id,
+      text: input.text,
+      source: input.source,
+      channel: input.channel,
+      priority: input.priority,
+    },
+    response: context.response,
+    systemMessages: [...context.systemMessages],
+    llmText: context.llmText,
+    toolCalls: context.toolCalls?.map((c) => ({ ...c })),
+    toolCall: context.toolCall
+      ? {
+        call: { ...context.toolCall.call },
+        args: context.toolCall.args,
+        plugin: context.toolCall.plugin,
+      }
+      : undefined,
+    reject: context.reject,
+    toolResult: context.toolResult ? { ...context.toolResult } : undefined,
+    output: context.output,
+  };
+}
+
+const isString = (v: unknown): v is string => typeof v === "string";
+
+/** Apply a handler's mutations to the shared context; fields of the wrong type are ignored. */
+export function applyMutation(context: StageContext, mutation: unknown): void {
+  if (typeof mutation !== "object" || mutation === null) return;
+  const m = mutation as StageMutation;
+  if (isString(m.inputText) && context.stage === "on_input") context.input.text = m.inputText;
+  if (Array.isArray(m.systemMessages)) {
+    context.systemMessages.push(...m.systemMessages.filter(isString));
+  }
+  if (isString(m.llmText)) context.llmText = m.llmText;
+  if (Array.isArray(m.toolCalls) && context.toolCalls) {
+    context.toolCalls = m.toolCalls.filter((c) =>
+      c && isString(c.id) && isString(c.name) && isString(c.arguments)
+    );
+  }
+  if (m.toolArgs && typeof m.toolArgs === "object" && context.toolCall) {
+    context.toolCall.args = m.toolArgs;
+  }
+  if (isString(m.reject)) context.reject = m.reject;
+  if (m.toolResult && isString(m.toolResult.content)) {
+    context.toolResult = { content: m.toolResult.content, isError: m.toolResult.isError === true };
+  }
+  if (isString(m.output) && context.stage === "before_output") context.output = m.output;
+  if (isString(m.response) && context.stage !== "after_output") context.response = m.response;
+}

@@ -1,0 +1,288 @@
+/**
+ * A subprocess plugin as a kernel Plugin: spawn, handshake (`plugin.init` with the protocol
+ * version, then `plugin.start`, during which the plugin registers), and the bridge from its
+ * registrations to the restricted PluginSDK.
+ */
+import {
+  type Clock,
+  errorMessage,
+  type Logger,
+  type Plugin,
+  PluginError,
+  type PluginSDK,
+  type StageName,
+  STAGES,
+} from "../../core/mod.ts";
+import {
+  type Capability,
+  compatibleVersion,
+  ErrorCode,
+  PROTOCOL_VERSION,
+  RpcError,
+  type WireToolDef,
+} from "../sdk/protocol.ts";
+import { createRestrictedApi, isApiMethod, type PluginServices, requireCapability } from "./api.ts";
+import type { Manifest } from "./manifest.ts";
+import type { PluginCommand } from "./permissions.ts";
+import { type ExitInfo, PluginProcess } from "./process.ts";
+import { applyMutation, stageToWire } from "./stage_wire.ts";
+import type { SettingsDefiner } from "./settings.ts";
+
+/** Options of a subprocess plugin. */
+export interface SubprocessPluginOptions {
+  manifest: Manifest;
+  command: PluginCommand;
+  dataDir: string;
+  clock: Clock;
+  kernelVersion: string;
+  services?: PluginServices;
+  settings?: SettingsDefiner;
+  /** Default per-call timeout (tool.call, stage.run, channel.send), ms. */
+  callTimeoutMs?: number;
+  /** Time allowed for plugin.init + plugin.start, ms. */
+  startTimeoutMs?: number;
+  maxFrameBytes?: number;
+  graceMs?: number;
+  /** The child exited without being asked to (a crash). */
+  onCrash?: (reason: string) => void;
+}
+
+/** A Plugin backed by a child process speaking the protocol. */
+export interface SubprocessPlugin extends Plugin {
+  /** The running child, while started. */
+  readonly process: PluginProcess | undefined;
+}
+
+/** Create the Plugin for a subprocess entry. */
+export function createSubprocessPlugin(options: SubprocessPluginOptions): SubprocessPlugin {
+  const { manifest } = options;
+  const name = manifest.name;
+  let proc: PluginProcess | undefined;
+  return {
+    name,
+    get process() {
+      return proc;
+    },
+    async start(sdk) {
+      const logger = sdk.logger;
+      if (!options.command.sandboxed) {
+        logger.warn("Plugin entry is a native executable: it runs without a Deno sandbox");
+      }
+      const bridge = new Bridge(sdk, options, () => proc!);
+      const child = new PluginProcess({
+        name,
+        command: options.command,
+        clock: options.clock,
+        logger,
+        onRequest: (method, params) => bridge.handle(method, params),
+        maxFrameBytes: options.maxFrameBytes,
+        graceMs: options.graceMs,
+        onExit: (info) => {
+          if (proc === child) proc = undefined;
+          if (!info.expected) options.onCrash?.(describeExit(info));
+        },
+      });
+      proc = child;
+      try {
+        await handshake(child, options, bridge);
+      } catch (error) {
+        proc = undefined;
+        child.kill();
+        await child.exited;
+        if (error instanceof PluginError) throw error;
+        throw new PluginError(name, `Plugin "${name}" failed to start: ${errorMessage(error)}`, {
+          cause: error,
+        });
+      }
+    },
+    async stop() {
+      const child = proc;
+      proc = undefined;
+      await child?.stop();
+    },
+  };
+}
+
+function describeExit(info: ExitInfo): string {
+  return info.signal ? `killed by ${info.signal}` : `exited with code ${info.code}`;
+}
+
+async function handshake(
+  child: PluginProcess,
+  options: SubprocessPluginOptions,
+  bridge: Bridge,
+): Promise<void> {
+  const { manifest } = options;
+  const timeoutMs = options.startTimeoutMs ?? 10_000;
+  const answer = await child.request("plugin.init", {
+    protocolVersion: PROTOCOL_VERSION,
+    kernelVersion: options.kernelVersion,
+    name: manifest.name,
+    dataDir: options.dataDir,
+    settings: bridge.settingValues(),
+  }, { timeoutMs }) as { protocolVersion?: unknown } | null;
+  const version = typeof answer?.protocolVersion === "string" ? answer.protocolVersion : "?";
+  if (!compatibleVersion(version, PROTOCOL_VERSION)) {
+    throw new PluginError(
+      manifest.name,
+      `Plugin "${manifest.name}" speaks protocol "${version}", the kernel "${PROTOCOL_VERSION}"`,
+    );
+  }
+  bridge.open = true;
+  try {
+    await child.request("plugin.start", {}, { timeoutMs });
+  } finally {
+    bridge.open = false;
+  }
+}
+
+const REGISTRATION_CAPABILITY: Record<string, Capability> = {
+  "tool.register": "tools",
+  "stage.register": "stages",
+  "channel.register": "channels",
+  "input.register": "input",
+  "events.subscribe": "events",
+  "settings.define": "settings",
+};
+
+/** Serves the plugin's requests: registrations during the start window, then the restricted API. */
+class Bridge {
+  open = false;
+  #sdk: PluginSDK;
+  #options: SubprocessPluginOptions;
+  #proc: () => PluginProcess;
+  #channels = new Set<string>();
+  #settingKeys = new Set<string>();
+  #api;
+
+  constructor(sdk: PluginSDK, options: SubprocessPluginOptions, proc: () => PluginProcess) {
+    this.#sdk = sdk;
+    this.#options = options;
+    this.#proc = proc;
+    for (const key of Object.keys(options.manifest.settings)) this.#settingKeys.add(key);
+    this.#api = createRestrictedApi({
+      sdk,
+      capabilities: options.manifest.capabilities,
+      services: options.services,
+      channels: this.#channels,
+      settingKeys: () => [...this.#settingKeys],
+    });
+  }
+
+  get #logger(): Logger {
+    return this.#sdk.logger;
+  }
+
+  settingValues(): Record<string, unknown> {
+    const values: Record<string, unknown> = {};
+    for (const key of this.#settingKeys) {
+      try {
+        values[key] = this.#sdk.settings.get(key);
+      } catch {
+        // not defined (yet)
+      }
+    }
+    return values;
+  }
+
+  handle(method: string, params: unknown): unknown {
+    if (isApiMethod(method)) return this.#api(method, params);
+    const capability = REGISTRATION_CAPABILITY[method];
+    if (!capability) throw new RpcError(ErrorCode.methodNotFound, `Method "${method}" not found`);
+    const plugin = this.#sdk.pluginName;
+    requireCapability(plugin, this.#options.manifest.capabilities, capability, method);
+    if (!this.open) {
+      throw new RpcError(
+        ErrorCode.registrationClosed,
+        `"${method}" is allowed only while plugin.start runs`,
+      );
+    }
+    const p = (params ?? {}) as Record<string, unknown>;
+    try {
+      this.#register(method, p);
+    } catch (error) {
+      if (error instanceof RpcError) throw error;
+      throw new RpcError(ErrorCode.invalidParams, errorMessage(error));
+    }
+    return null;
+  }
+
+  #register(method: string, p: Record<string, unknown>): void {
+    const sdk = this.#sdk;
+    const timeoutMs = this.#options.manifest.timeout_ms ?? this.#options.callTimeoutMs ?? 30_000;
+    switch (method) {
+      case "tool.register": {
+        const def = p as unknown as WireToolDef;
+        const toolTimeout = typeof def.timeoutMs === "number" ? def.timeoutMs : timeoutMs;
+        sdk.registerTool({
+          name: String(def.name),
+          description: String(def.description ?? ""),
+          parameters: isObject(def.parameters) ? def.parameters : { type: "object" },
+          timeoutMs: toolTimeout,
+          parallelSafe: def.parallelSafe === true,
+          noMemory: def.noMemory === true,
+          handler: async (args, context) =>
+            await this.#proc().request("tool.call", {
+              name: def.name,
+              args,
+              turnId: context.turnId,
+              callId: context.callId,
+            }, { timeoutMs: toolTimeout, signal: context.signal }) as {
+              content: string;
+              isError?: boolean;
+            },
+        });
+        return;
+      }
+      case "stage.register": {
+        const stage = p.stage as StageName;
+        if (!STAGES.includes(stage)) throw new TypeError(`Unknown stage "${p.stage}"`);
+        const handler = Number(p.handler);
+        const scope = p.scope === "own_tools" ? "own_tools" : "global";
+        sdk.registerStage(stage, async (context) => {
+          const mutation = await this.#proc().request("stage.run", {
+            handler,
+            context: stageToWire(context),
+          }, { timeoutMs });
+          applyMutation(context, mutation);
+        }, scope);
+        return;
+      }
+      case "channel.register": {
+        const channel = String(p.name);
+        sdk.registerOutputChannel(
+          channel,
+          Number(p.caps) || 1,
+          String(p.description ?? ""),
+          async (message) =>
+            void await this.#proc().request("channel.send", { channel, message }, { timeoutMs }),
+          typeof p.help === "string" ? p.help : undefined,
+        );
+        this.#channels.add(channel);
+        return;
+      }
+      case "input.register":
+        this.#channels.add(String(p.name));
+        return;
+      case "events.subscribe":
+        for (const type of Array.isArray(p.types) ? p.types : []) {
+          sdk.subscribe(
+            String(type) as "output",
+            (event) => this.#proc().notify("event", { event }),
+          );
+        }
+        return;
+      case "settings.define": {
+        const key = String(p.key);
+        this.#options.settings?.define(sdk.pluginName, key, p.definition);
+        this.#settingKeys.add(key);
+        this.#logger.debug("Setting defined", { key });
+        return;
+      }
+    }
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,51 @@
+/** Crash accounting: restart with backoff 1 s, 2 s, 3 s; give up after the 4th crash in 5 minutes. */
+
+/** Options of a CrashPolicy. */
+export interface CrashPolicyOptions {
+  /** Delay before restart after the 1st, 2nd, 3rd … crash in the window, ms. */
+  backoffMs?: readonly number[];
+  /** Crashes older than this are forgotten, ms. */
+  windowMs?: number;
+  /** Give up at this many crashes within the window. */
+  maxCrashes?: number;
+}
+
+/** What to do after a crash. */
+export type CrashDecision = { restart: true; delayMs: number; crashes: number } | {
+  restart: false;
+  crashes: number;
+};
+
+/** Remembers crash times of one plugin and decides whether and when to restart it. */
+export class CrashPolicy {
+  #times: number[] = [];
+  #backoff: readonly number[];
+  #windowMs: number;
+  #max: number;
+
+  constructor(options: CrashPolicyOptions = {}) {
+    this.#backoff = options.backoffMs ?? [1000, 2000, 3000];
+    this.#windowMs = options.windowMs ?? 5 * 60_000;
+    this.#max = options.maxCrashes ?? 4;
+  }
+
+  /** Record a crash at monotonic time `now` and decide. */
+  crashed(now: number): CrashDecision {
+    this.#times = this.#times.filter((t) => now - t < this.#windowMs);
+    this.#times.push(now);
+    const crashes = this.#times.length;
+    if (crashes >= this.#max) return { restart: false, crashes };
+    const delayMs = this.#backoff[Math.min(crashes, this.#backoff.length) - 1] ?? 1000;
+    return { restart: true, delayMs, crashes };
+  }
+
+  /** Crashes within the window as of the last record. */
+  get recent(): number {
+    return this.#times.length;
+  }
+
+  /** Forget every crash (manual reload or enable). */
+  reset(): void {
+    this.#times = [];
+  }
+}

@@ -1,0 +1,297 @@
+/**
+ * The HomeAgent plugin SDK for subprocess plugins written in TypeScript
+ * (docs/PLUGIN_GUIDE.md). Import it as `@homeagent/plugin-sdk` (the host maps that name to
+ * this file) or vendor this folder. Depends on the protocol types only.
+ *
+ * ```ts
+ * import { createPlugin } from "@homeagent/plugin-sdk";
+ * const plugin = createPlugin({ name: "echo", version: "1.0.0" });
+ * plugin.tool({ name: "echo_say", description: "Echo the text", parameters: {...} },
+ *   (args) => String(args.text));
+ * await plugin.serve();
+ * ```
+ */
+import { JsonRpcPeer } from "./rpc.ts";
+import {
+  compatibleVersion,
+  ErrorCode,
+  type KernelToPlugin,
+  PROTOCOL_VERSION,
+  RpcError,
+  type SettingDefinition,
+  type StageMutation,
+  type StageName,
+  type WireInject,
+  type WireOutputMessage,
+  type WireStageContext,
+  type WireToolDef,
+  type WireToolResult,
+} from "./protocol.ts";
+
+export * from "./protocol.ts";
+export { JsonRpcPeer, type JsonRpcPeerOptions } from "./rpc.ts";
+
+/** What a tool handler receives besides its arguments. */
+export interface ToolCallContext {
+  turnId: string;
+  callId: string;
+  /** Aborted when the kernel gives up on the call (timeout, stop). */
+  signal: AbortSignal;
+}
+
+/** A tool handler: a string or a result; throwing becomes an error result. */
+export type ToolHandler = (
+  args: Record<string, unknown>,
+  context: ToolCallContext,
+) => string | WireToolResult | Promise<string | WireToolResult>;
+
+/** A stage handler: returns the mutations to apply, or nothing. */
+export type StageHandlerFn = (
+  context: WireStageContext,
+) => StageMutation | void | Promise<StageMutation | void>;
+
+/** An output channel handler: deliver the message or throw. */
+export type ChannelHandler = (message: WireOutputMessage) => void | Promise<void>;
+
+/** An event handler for a subscribed kernel event type. */
+export type EventListener = (event: { type: string; [key: string]: unknown }) => void;
+
+/** The kernel as a plugin sees it: the restricted SDK over JSON-RPC. */
+export interface KernelClient {
+  /** Queue an input; with `wait: true` resolves with its reply. */
+  injectInput(text: string, options?: Omit<WireInject, "text">): Promise<unknown>;
+  /** Inject an interrupt (priority 1–3; 4 is clamped to 3). */
+  injectInterrupt(text: string, options?: Omit<WireInject, "text" | "wait">): Promise<unknown>;
+  getSetting<T = unknown>(key: string): Promise<T>;
+  setSetting(key: string, value: unknown): Promise<void>;
+  /** Any restricted SDK method by name (memory.recall, doc.query, knowledge.search, …). */
+  call(method: string, params?: unknown): Promise<unknown>;
+}
+
+/** Where a plugin reads and writes frames; defaults to the process's stdin and stdout. */
+export interface PluginIo {
+  readable: ReadableStream<Uint8Array>;
+  write(bytes: Uint8Array): void;
+}
+
+/** Options of createPlugin. */
+export interface CreatePluginOptions {
+  name: string;
+  version?: string;
+}
+
+/** Data the kernel handed over at plugin.init. */
+export interface PluginInit {
+  kernelVersion: string;
+  dataDir: string;
+  settings: Record<string, unknown>;
+}
+
+type Registration = { method: string; params: unknown };
+
+/** A plugin under construction: declare tools, stages and channels, then `serve()`. */
+export interface PluginBuilder {
+  tool(def: WireToolDef, handler: ToolHandler): PluginBuilder;
+  stage(
+    stage: StageName,
+    handler: StageHandlerFn,
+    options?: { scope?: "global" | "own_tools" },
+  ): PluginBuilder;
+  outputChannel(
+    def: { name: string; caps: number; description: string; help?: string },
+    handler: ChannelHandler,
+  ): PluginBuilder;
+  inputChannel(name: string): PluginBuilder;
+  setting(key: string, definition: SettingDefinition): PluginBuilder;
+  on(types: string | string[], listener: EventListener): PluginBuilder;
+  /** Runs after registration, inside plugin.start (the kernel is callable). */
+  onStart(fn: (kernel: KernelClient, init: PluginInit) => void | Promise<void>): PluginBuilder;
+  onStop(fn: () => void | Promise<void>): PluginBuilder;
+  /** Serve the protocol until stdin closes. */
+  serve(io?: PluginIo): Promise<void>;
+}
+
+/** Start building a plugin. */
+export function createPlugin(options: CreatePluginOptions): PluginBuilder {
+  const tools = new Map<string, ToolHandler>();
+  const stages: StageHandlerFn[] = [];
+  const channels = new Map<string, ChannelHandler>();
+  const listeners: { types: string[]; listener: EventListener }[] = [];
+  const registrations: Registration[] = [];
+  const starts: ((kernel: KernelClient, init: PluginInit) => void | Promise<void>)[] = [];
+  const stops: (() => void | Promise<void>)[] = [];
+  const running = new Map<number | string, AbortController>();
+  let init: PluginInit = { kernelVersion: "", dataDir: "", settings: {} };
+
+  const builder: PluginBuilder = {
+    tool(def, handler) {
+      tools.set(def.name, handler);
+      registrations.push({ method: "tool.register", params: def });
+      return builder;
+    },
+    stage(stage, handler, opts) {
+      stages.push(handler);
+      registrations.push({
+        method: "stage.register",
+        params: { stage, handler: stages.length - 1, scope: opts?.scope },
+      });
+      return builder;
+    },
+    outputChannel(def, handler) {
+      channels.set(def.name, handler);
+      registrations.push({ method: "channel.register", params: def });
+      return builder;
+    },
+    inputChannel(name) {
+      registrations.push({ method: "input.register", params: { name } });
+      return builder;
+    },
+    setting(key, definition) {
+      registrations.push({ method: "settings.define", params: { key, definition } });
+      return builder;
+    },
+    on(types, listener) {
+      const list = Array.isArray(types) ? types : [types];
+      listeners.push({ types: list, listener });
+      registrations.push({ method: "events.subscribe", params: { types: list } });
+      return builder;
+    },
+    onStart(fn) {
+      starts.push(fn);
+      return builder;
+    },
+    onStop(fn) {
+      stops.push(fn);
+      return builder;
+    },
+    async serve(io = stdio()) {
+      const peer: JsonRpcPeer = new JsonRpcPeer({
+        write: io.write,
+        onRequest: (method, params, id) => handle(method, params, id),
+        onNotification: (method, params) => {
+          const p = params as Record<string, unknown> | undefined;
+          if (method === "$/cancel") running.get(p?.id as number)?.abort();
+          if (method !== "event") return;
+          const event = p?.event as { type: string };
+          for (const l of listeners) {
+            if (l.types.includes(event.type) || l.types.includes("*")) l.listener(event);
+          }
+        },
+        onProtocolError: (message, detail) => log("warn", message, detail),
+      });
+      const kernel = kernelClient(peer);
+      const handle = (method: string, params: unknown, id: number | string): unknown => {
+        const p = (params ?? {}) as Record<string, unknown>;
+        switch (method) {
+          case "plugin.init":
+            return onInit(p as KernelToPlugin["plugin.init"]["params"]);
+          case "plugin.start":
+            return (async () => {
+              for (const r of registrations) await peer.request(r.method, r.params);
+              for (const fn of starts) await fn(kernel, init);
+              return {};
+            })();
+          case "plugin.stop":
+            return (async () => {
+              for (const fn of stops) await fn();
+              return {};
+            })();
+          case "tool.call":
+            return callTool(p as KernelToPlugin["tool.call"]["params"], id);
+          case "stage.run": {
+            const handler = stages[p.handler as number];
+            if (!handler) throw new RpcError(ErrorCode.invalidParams, "Unknown stage handler");
+            return Promise.resolve(handler(p.context as WireStageContext)).then((m) => m ?? {});
+          }
+          case "channel.send": {
+            const handler = channels.get(String(p.channel));
+            if (!handler) throw new RpcError(ErrorCode.invalidParams, `Unknown channel`);
+            return Promise.resolve(handler(p.message as WireOutputMessage)).then(() => null);
+          }
+          default:
+            throw new RpcError(ErrorCode.methodNotFound, `Method "${method}" not found`);
+        }
+      };
+      const onInit = (p: KernelToPlugin["plugin.init"]["params"]) => {
+        if (!compatibleVersion(p.protocolVersion, PROTOCOL_VERSION)) {
+          throw new RpcError(
+            ErrorCode.versionMismatch,
+            `Plugin speaks protocol ${PROTOCOL_VERSION}, kernel ${p.protocolVersion}`,
+          );
+        }
+        init = { kernelVersion: p.kernelVersion, dataDir: p.dataDir, settings: p.settings };
+        return { protocolVersion: PROTOCOL_VERSION, name: options.name, version: options.version };
+      };
+      const callTool = async (p: KernelToPlugin["tool.call"]["params"], id: number | string) => {
+        const handler = tools.get(p.name);
+        if (!handler) throw new RpcError(ErrorCode.invalidParams, `Unknown tool "${p.name}"`);
+        const controller = new AbortController();
+        running.set(id, controller);
+        try {
+          const out = await handler(p.args, {
+            turnId: p.turnId,
+            callId: p.callId,
+            signal: controller.signal,
+          });
+          return typeof out === "string" ? { content: out } : out;
+        } catch (error) {
+          return { content: error instanceof Error ? error.message : String(error), isError: true };
+        } finally {
+          running.delete(id);
+        }
+      };
+      const reader = io.readable.getReader();
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          peer.receive(value);
+        }
+      } finally {
+        reader.releaseLock();
+        peer.close();
+      }
+    },
+  };
+  return builder;
+}
+
+function kernelClient(peer: JsonRpcPeer): KernelClient {
+  return {
+    injectInput: (text, opts = {}) => peer.request("input.inject", { ...opts, text }),
+    injectInterrupt: (text, opts = {}) => peer.request("input.interrupt", { ...opts, text }),
+    getSetting: async <T>(key: string) =>
+      ((await peer.request("settings.get", { key })) as { value: T }).value,
+    setSetting: async (key, value) => void await peer.request("settings.set", { key, value }),
+    call: (method, params) => peer.request(method, params ?? {}),
+  };
+}
+
+/** The process's stdin and stdout; writes are synchronous so frames never interleave. */
+export function stdio(): PluginIo {
+  return {
+    readable: Deno.stdin.readable,
+    write(bytes) {
+      let written = 0;
+      try {
+        while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+      } catch {
+        // the kernel went away; stdin will close and serve() returns
+      }
+    },
+  };
+}
+
+/** Log one JSON line to stderr; the host re-logs it with the plugin's name. */
+export function log(
+  level: "debug" | "info" | "warn" | "error",
+  msg: string,
+  fields: Record<string, unknown> = {},
+): void {
+  const line = JSON.stringify({ level, msg, ...fields }) + "\n";
+  try {
+    Deno.stderr.writeSync(new TextEncoder().encode(line));
+  } catch {
+    // stderr closed
+  }
+}

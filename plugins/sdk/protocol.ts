@@ -1,0 +1,348 @@
+/**
+ * The subprocess plugin protocol (docs/PLUGIN_PROTOCOL.md): JSON-RPC 2.0, one object per line
+ * on the plugin's stdin (kernel → plugin) and stdout (plugin → kernel). Imported by the host
+ * and by the plugin SDK alike; it depends on nothing.
+ */
+
+/** Protocol version, `major.minor`; a different major is refused at `plugin.init`. */
+export const PROTOCOL_VERSION = "1.0";
+
+/** Longest accepted frame (one line), in bytes, unless a side configures another limit. */
+export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+/** JSON-RPC error codes: the standard ones and the protocol's own (-32000…-32099). */
+export const ErrorCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  /** The capability is not declared in plugin.json. */
+  notCapable: -32001,
+  /** The kernel has no such service wired (e.g. knowledge, social). */
+  notAvailable: -32002,
+  /** The call did not answer in time. */
+  timeout: -32003,
+  /** The frame is longer than the limit. */
+  frameTooLarge: -32004,
+  /** Registration outside the plugin.start window. */
+  registrationClosed: -32005,
+  /** Protocol major versions differ. */
+  versionMismatch: -32006,
+  /** The call was cancelled (turn stopped, plugin stopping). */
+  cancelled: -32007,
+} as const;
+
+/** A JSON-RPC error object. */
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** A JSON-RPC failure; thrown by handlers and by `request()` on an error response. */
+export class RpcError extends Error {
+  /** The JSON-RPC error code. */
+  readonly code: number;
+  /** Optional structured detail. */
+  readonly data?: unknown;
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = "RpcError";
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** A request: expects a response with the same id. */
+export interface RpcRequest {
+  jsonrpc: "2.0";
+  id: number | string;
+  method: string;
+  params?: unknown;
+}
+
+/** A notification: no id, no response. */
+export interface RpcNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: unknown;
+}
+
+/** A response: `result` or `error`. */
+export type RpcResponse =
+  | { jsonrpc: "2.0"; id: number | string | null; result: unknown }
+  | { jsonrpc: "2.0"; id: number | string | null; error: RpcErrorObject };
+
+/** Any frame. */
+export type RpcFrame = RpcRequest | RpcNotification | RpcResponse;
+
+/** Capability flags of an output channel (same values as the kernel's `Cap`). */
+export const ChannelCap = { text: 1, file: 2, image: 4, audio: 8, structured: 16 } as const;
+
+/** What a plugin may declare in plugin.json `capabilities`; each gates methods below. */
+export type Capability =
+  | "tools"
+  | "stages"
+  | "channels"
+  | "input"
+  | "interrupt"
+  | "events"
+  | "settings"
+  | "memory"
+  | "docs"
+  | "knowledge"
+  | "social";
+
+/** Every capability name. */
+export const CAPABILITIES: readonly Capability[] = [
+  "tools",
+  "stages",
+  "channels",
+  "input",
+  "interrupt",
+  "events",
+  "settings",
+  "memory",
+  "docs",
+  "knowledge",
+  "social",
+];
+
+/** Pipeline stages a plugin may hook. */
+export type StageName =
+  | "on_input"
+  | "pre_action"
+  | "post_action"
+  | "before_toolcall"
+  | "after_toolcall"
+  | "before_output"
+  | "after_output";
+
+/** A tool call as the model made it. */
+export interface WireToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A tool result. */
+export interface WireToolResult {
+  content: string;
+  isError?: boolean;
+}
+
+/** The StageContext fields a subprocess stage handler receives (`stage.run`). */
+export interface WireStageContext {
+  stage: StageName;
+  turnId: string;
+  input: { id: string; text: string; source: string; channel: string; priority: number };
+  response?: string;
+  systemMessages: string[];
+  llmText?: string;
+  toolCalls?: WireToolCall[];
+  toolCall?: { call: WireToolCall; args: Record<string, unknown>; plugin: string };
+  reject?: string;
+  toolResult?: WireToolResult;
+  output?: string;
+}
+
+/** What a stage handler returns: the mutations the kernel applies (all optional). */
+export interface StageMutation {
+  /** Short-circuit reply. */
+  response?: string;
+  /** on_input: replace the input text. */
+  inputText?: string;
+  /** pre_action: system messages to append. */
+  systemMessages?: string[];
+  /** post_action: replace the model's text / tool calls. */
+  llmText?: string;
+  toolCalls?: WireToolCall[];
+  /** before_toolcall: replace the arguments, or reject the call with a reason. */
+  toolArgs?: Record<string, unknown>;
+  reject?: string;
+  /** after_toolcall: replace the result. */
+  toolResult?: WireToolResult;
+  /** before_output: replace the final text. */
+  output?: string;
+}
+
+/** An outgoing message for `channel.send`. */
+export interface WireOutputMessage {
+  payload: string;
+  meta: Record<string, unknown>;
+  type: "text" | "file" | "image" | "audio" | "structured";
+  inputId?: string;
+}
+
+/** A setting a plugin declares (also allowed in plugin.json `settings`). */
+export interface SettingDefinition {
+  type: "string" | "number" | "boolean" | "json";
+  default: unknown;
+  description?: string;
+  secret?: boolean;
+}
+
+/** Kernel → plugin requests: params and results. */
+export interface KernelToPlugin {
+  "plugin.init": {
+    params: {
+      protocolVersion: string;
+      kernelVersion: string;
+      name: string;
+      dataDir: string;
+      settings: Record<string, unknown>;
+    };
+    result: { protocolVersion: string; name: string; version?: string };
+  };
+  "plugin.start": { params: Record<string, never>; result: Record<string, never> };
+  "plugin.stop": { params: Record<string, never>; result: Record<string, never> };
+  "tool.call": {
+    params: { name: string; args: Record<string, unknown>; turnId: string; callId: string };
+    result: WireToolResult;
+  };
+  "stage.run": { params: { handler: number; context: WireStageContext }; result: StageMutation };
+  "channel.send": { params: { channel: string; message: WireOutputMessage }; result: null };
+}
+
+/** Kernel → plugin notifications. */
+export interface KernelNotifications {
+  /** A subscribed kernel event. */
+  "event": { event: { type: string; [key: string]: unknown } };
+  /** The kernel gave up on request `id` (timeout, stop); the plugin may stop its work. */
+  "$/cancel": { id: number | string };
+}
+
+/** A tool a plugin registers. */
+export interface WireToolDef {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  timeoutMs?: number;
+  parallelSafe?: boolean;
+  noMemory?: boolean;
+}
+
+/** Options of an injected input. */
+export interface WireInject {
+  text: string;
+  channel?: string;
+  sender?: string;
+  priority?: number;
+  meta?: Record<string, unknown>;
+  /** Wait for the reply (input.inject only). */
+  wait?: boolean;
+}
+
+/** Plugin → kernel requests (the restricted SDK): params and results. */
+export interface PluginToKernel {
+  "tool.register": { params: WireToolDef; result: null };
+  "stage.register": {
+    params: { stage: StageName; handler: number; scope?: "global" | "own_tools" };
+    result: null;
+  };
+  "channel.register": {
+    params: { name: string; caps: number; description: string; help?: string };
+    result: null;
+  };
+  "input.register": { params: { name: string }; result: null };
+  "events.subscribe": { params: { types: string[] }; result: null };
+  "settings.define": { params: { key: string; definition: SettingDefinition }; result: null };
+  "settings.get": { params: { key: string }; result: { value: unknown } };
+  "settings.set": { params: { key: string; value: unknown }; result: null };
+  "settings.list": { params: Record<string, never>; result: { values: Record<string, unknown> } };
+  "input.inject": {
+    params: WireInject;
+    result: { accepted: boolean; inputId: string; reason?: string; reply?: unknown };
+  };
+  "input.interrupt": {
+    params: WireInject;
+    result: { accepted: boolean; inputId: string; reason?: string };
+  };
+  "memory.recall": { params: { query: string; k?: number }; result: { items: unknown[] } };
+  "memory.commit": { params: { text: string; tags?: string[] }; result: { id: string } };
+  "doc.query": { params: { query: string; k?: number }; result: { items: unknown[] } };
+  "doc.commit": {
+    params: { content: string; summary?: string; tags?: string[] };
+    result: { id: string; duplicate: boolean };
+  };
+  "knowledge.search": { params: { query: string; k?: number }; result: { items: unknown[] } };
+  "knowledge.create": { params: { name: string; content: string }; result: null };
+  "social.get_person": { params: { name: string }; result: { person: unknown } };
+  "social.list_persons": { params: Record<string, never>; result: { persons: unknown[] } };
+  "social.get_relations": { params: { name: string }; result: { relations: unknown[] } };
+}
+
+/** Every method name of a direction. */
+export type KernelMethod = keyof KernelToPlugin;
+/** Every method name of the restricted SDK. */
+export type PluginMethod = keyof PluginToKernel;
+
+const NEWLINE = 10;
+
+/**
+ * Splits a byte stream into lines without per-line awaits: feed chunks, get complete lines
+ * back. A line longer than `maxBytes` is skipped to its newline and reported as oversize.
+ */
+export class LineSplitter {
+  #decoder = new TextDecoder();
+  #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  #discarding = false;
+  readonly #maxBytes: number;
+
+  constructor(maxBytes = MAX_FRAME_BYTES) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Push one chunk; calls `onLine` per complete line and `onOversize` per refused line. */
+  push(
+    chunk: Uint8Array,
+    onLine: (line: string) => void,
+    onOversize: (bytes: number) => void,
+  ): void {
+    let start = 0;
+    for (;;) {
+      const cut = chunk.indexOf(NEWLINE, start);
+      if (cut < 0) break;
+      const size = this.#pendingBytes + cut - start;
+      if (this.#discarding || size > this.#maxBytes) {
+        onOversize(size);
+      } else if (this.#pending.length === 0) {
+        onLine(this.#decoder.decode(chunk.subarray(start, cut)));
+      } else {
+        this.#pending.push(chunk.subarray(start, cut));
+        onLine(this.#decoder.decode(concat(this.#pending, size)));
+      }
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      this.#discarding = false;
+      start = cut + 1;
+    }
+    if (start >= chunk.length) return;
+    const rest = chunk.length - start;
+    if (this.#discarding || this.#pendingBytes + rest > this.#maxBytes) {
+      this.#discarding = true;
+      this.#pending = [];
+      this.#pendingBytes += rest;
+      return;
+    }
+    this.#pending.push(chunk.slice(start)); // copy: the reader may reuse its buffer
+    this.#pendingBytes += rest;
+  }
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/** Whether two protocol versions share a major version. */
+export function compatibleVersion(a: string, b: string): boolean {
+  return a.split(".")[0] === b.split(".")[0];
+}

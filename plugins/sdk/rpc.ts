@@ -1,0 +1,261 @@
+/**
+ * One side of a newline-delimited JSON-RPC 2.0 connection, shared by the plugin host and the
+ * plugin SDK. IO is injected: the owner feeds received bytes to `receive()` and gives a
+ * `write` function; frames produced in one tick go out in one write.
+ */
+import {
+  ErrorCode,
+  LineSplitter,
+  MAX_FRAME_BYTES,
+  RpcError,
+  type RpcErrorObject,
+  type RpcFrame,
+} from "./protocol.ts";
+
+/** Handles an incoming request; throw RpcError for a specific code. May be async. */
+export type RequestHandler = (method: string, params: unknown, id: number | string) => unknown;
+
+/** Handles an incoming notification; must not throw. */
+export type NotificationHandler = (method: string, params: unknown) => void;
+
+/** Starts a timer; returns its cancel function. */
+export type SetTimer = (ms: number, fn: () => void) => () => void;
+
+/** Options of a JsonRpcPeer. */
+export interface JsonRpcPeerOptions {
+  /** Write bytes to the other side; must not throw (catch a broken pipe inside). */
+  write(bytes: Uint8Array): void;
+  onRequest: RequestHandler;
+  onNotification?: NotificationHandler;
+  /** A malformed, oversized or unexpected frame: logged by the owner. */
+  onProtocolError?: (message: string, detail?: Record<string, unknown>) => void;
+  maxFrameBytes?: number;
+  /** Timer source for request timeouts (the host passes its Clock). */
+  setTimer?: SetTimer;
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  cancelTimer?: () => void;
+}
+
+const encoder = new TextEncoder();
+const defaultTimer: SetTimer = (ms, fn) => {
+  const id = setTimeout(fn, ms);
+  return () => clearTimeout(id);
+};
+
+/** A JSON-RPC peer: sends requests and notifications, answers requests, matches responses. */
+export class JsonRpcPeer {
+  #options: JsonRpcPeerOptions;
+  #splitter: LineSplitter;
+  #pending = new Map<number | string, Pending>();
+  #nextId = 1;
+  #out: string[] = [];
+  #flushScheduled = false;
+  #closed: Error | undefined;
+  #maxFrameBytes: number;
+
+  constructor(options: JsonRpcPeerOptions) {
+    this.#options = options;
+    this.#maxFrameBytes = options.maxFrameBytes ?? MAX_FRAME_BYTES;
+    this.#splitter = new LineSplitter(this.#maxFrameBytes);
+  }
+
+  /** Requests still waiting for their response. */
+  get pending(): number {
+    return this.#pending.size;
+  }
+
+  /** Send a request; resolves with its result, rejects with RpcError (timeout, error, close). */
+  request(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    if (options.signal?.aborted) {
+      return Promise.reject(new RpcError(ErrorCode.cancelled, `Call "${method}" was cancelled`));
+    }
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const entry: Pending = { resolve, reject };
+      const fail = (error: RpcError) => {
+        if (!this.#pending.delete(id)) return;
+        entry.cancelTimer?.();
+        this.notify("$/cancel", { id });
+        reject(error);
+      };
+      if (options.timeoutMs !== undefined) {
+        const timer = this.#options.setTimer ?? defaultTimer;
+        entry.cancelTimer = timer(options.timeoutMs, () =>
+          fail(
+            new RpcError(
+              ErrorCode.timeout,
+              `Call "${method}" timed out after ${options.timeoutMs} ms`,
+            ),
+          ));
+      }
+      if (options.signal) {
+        const onAbort = () =>
+          fail(new RpcError(ErrorCode.cancelled, `Call "${method}" was cancelled`));
+        options.signal.addEventListener("abort", onAbort, { once: true });
+        const cancelTimer = entry.cancelTimer;
+        entry.cancelTimer = () => {
+          cancelTimer?.();
+          options.signal?.removeEventListener("abort", onAbort);
+        };
+      }
+      this.#pending.set(id, entry);
+      this.#send({ jsonrpc: "2.0", id, method, params });
+    });
+  }
+
+  /** Send a notification (no response). Dropped silently after close. */
+  notify(method: string, params?: unknown): void {
+    if (!this.#closed) this.#send({ jsonrpc: "2.0", method, params });
+  }
+
+  /** Feed bytes read from the other side. */
+  receive(chunk: Uint8Array): void {
+    this.#splitter.push(chunk, (line) => this.#line(line), (bytes) => {
+      this.#options.onProtocolError?.("Frame too large; refused", {
+        bytes,
+        limit: this.#maxFrameBytes,
+      });
+      this.#respondError(
+        null,
+        ErrorCode.frameTooLarge,
+        `Frame of ${bytes} bytes is over the limit`,
+      );
+    });
+  }
+
+  /** Reject every pending request with `error`; later requests reject at once. */
+  close(error: Error = new RpcError(ErrorCode.internalError, "Connection closed")): void {
+    if (this.#closed) return;
+    this.#closed = error;
+    for (const [id, entry] of this.#pending) {
+      this.#pending.delete(id);
+      entry.cancelTimer?.();
+      entry.reject(error);
+    }
+  }
+
+  #line(line: string): void {
+    if (line.trim() === "") return;
+    let frame: unknown;
+    try {
+      frame = JSON.parse(line);
+    } catch (error) {
+      this.#options.onProtocolError?.("Malformed frame; not JSON", {
+        error: error instanceof Error ? error.message : String(error),
+        frame: line.slice(0, 200),
+      });
+      this.#respondError(null, ErrorCode.parseError, "Parse error: frame is not valid JSON");
+      return;
+    }
+    this.#dispatch(frame);
+  }
+
+  #dispatch(frame: unknown): void {
+    if (typeof frame !== "object" || frame === null || Array.isArray(frame)) {
+      return this.#invalid(frame, null);
+    }
+    const f = frame as Record<string, unknown>;
+    const id = typeof f.id === "number" || typeof f.id === "string" ? f.id : undefined;
+    if (f.jsonrpc !== "2.0") return this.#invalid(frame, id ?? null);
+    if (typeof f.method === "string") {
+      if (id === undefined) {
+        this.#options.onNotification?.(f.method, f.params);
+        return;
+      }
+      this.#handle(f.method, f.params, id);
+      return;
+    }
+    if (id === undefined || !("result" in f || "error" in f)) {
+      if (f.id === null && "error" in f) {
+        this.#options.onProtocolError?.("Peer reported an error", { error: f.error });
+        return;
+      }
+      return this.#invalid(frame, null);
+    }
+    const entry = this.#pending.get(id);
+    if (!entry) return; // late answer to a timed-out call
+    this.#pending.delete(id);
+    entry.cancelTimer?.();
+    if ("error" in f) {
+      const e = f.error as Partial<RpcErrorObject> | undefined;
+      entry.reject(
+        new RpcError(
+          typeof e?.code === "number" ? e.code : ErrorCode.internalError,
+          typeof e?.message === "string" ? e.message : "Unknown error",
+          e?.data,
+        ),
+      );
+    } else entry.resolve(f.result);
+  }
+
+  #invalid(frame: unknown, id: number | string | null): void {
+    this.#options.onProtocolError?.("Invalid JSON-RPC frame", {
+      frame: JSON.stringify(frame)?.slice(0, 200),
+    });
+    this.#respondError(id, ErrorCode.invalidRequest, "Invalid request: not a JSON-RPC 2.0 frame");
+  }
+
+  #handle(method: string, params: unknown, id: number | string): void {
+    let value: unknown;
+    try {
+      value = this.#options.onRequest(method, params, id);
+    } catch (error) {
+      return this.#fail(id, error);
+    }
+    if (value instanceof Promise) {
+      value.then(
+        (result) => this.#send({ jsonrpc: "2.0", id, result: result ?? null }),
+        (error) => this.#fail(id, error),
+      );
+    } else this.#send({ jsonrpc: "2.0", id, result: value ?? null });
+  }
+
+  #fail(id: number | string, error: unknown): void {
+    if (error instanceof RpcError) {
+      const body: RpcErrorObject = { code: error.code, message: error.message };
+      if (error.data !== undefined) body.data = error.data;
+      this.#send({ jsonrpc: "2.0", id, error: body });
+    } else {
+      const message = error instanceof Error ? error.message : String(error);
+      this.#respondError(id, ErrorCode.internalError, message);
+    }
+  }
+
+  #respondError(id: number | string | null, code: number, message: string): void {
+    this.#send({ jsonrpc: "2.0", id, error: { code, message } });
+  }
+
+  #send(frame: RpcFrame): void {
+    let text: string;
+    try {
+      text = JSON.stringify(frame);
+    } catch (error) {
+      // a result that cannot be serialised (a cycle, a BigInt) still gets an answer
+      const id = "id" in frame ? frame.id : null;
+      const message = `Cannot serialise frame: ${error instanceof Error ? error.message : error}`;
+      text = JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message } });
+    }
+    this.#out.push(text);
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    queueMicrotask(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const frames = this.#out;
+    this.#out = [];
+    this.#options.write(encoder.encode(frames.join("\n") + "\n"));
+  }
+}
