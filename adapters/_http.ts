@@ -22,11 +22,17 @@ export interface HttpTarget {
   idleTimeoutMs: number;
 }
 
+/** A request body that is already JSON text (a Lua adapter's output): sent as is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 /** Default wait for response headers, and for the next body chunk. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
-const OVERFLOW =
-  /context_length_exceeded|maximum context length|prompt is too long|context window|exceeds the context/i;
+/** Provider messages that mean "the prompt does not fit the model's window". */
+export const OVERFLOW =
+  /context_length_exceeded|maximum context length|prompt is too long|context window|exceeds the context|input token count.*exceeds|exceeds the maximum number of tokens|too many tokens|reduce the length of the messages/i;
 
 /** Builds the one-sentence errors of one source. */
 export class SourceFailures {
@@ -129,7 +135,7 @@ export class HttpExchange {
       response = await target.fetch(target.url, {
         method: "POST",
         headers: { "content-type": "application/json", ...target.headers },
-        body: JSON.stringify(body),
+        body: body instanceof JsonText ? body.text : JSON.stringify(body),
         signal: controller.signal,
       });
     } catch (error) {

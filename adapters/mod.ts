@@ -1,6 +1,6 @@
 /**
- * Runtime adapters: the native OpenAI and Ollama LLM clients, the factory that picks one per
- * source, the system clock and the JSON-lines logger.
+ * Runtime adapters: the native OpenAI and Ollama LLM clients, the Lua adapter runtime, the
+ * factory that picks one per source, the system clock and the JSON-lines logger.
  */
 import type { Clock, Logger, Provider, ProviderFactory, SourceConfig } from "../core/mod.ts";
 import type { NativeClientOptions } from "./_client.ts";
@@ -17,6 +17,7 @@ export {
   MODEL_WINDOWS,
 } from "./model_windows.ts";
 export { systemClock } from "./system_clock.ts";
+export * from "./lua/mod.ts";
 export {
   createJsonLogger,
   type JsonLoggerOptions,
@@ -39,14 +40,17 @@ export interface ProviderFactoryOptions extends NativeClientOptions {
   logger: Logger;
   /** Extra adapters by name (e.g. the Lua adapter runtime's); they win over the native ones. */
   adapters?: ReadonlyMap<string, AdapterBuilder>;
+  /** Asked for a name in neither table (a Lua script added after start); undefined if unknown. */
+  resolve?: (adapter: string) => AdapterBuilder | undefined;
 }
 
 /** A ProviderFactory dispatching on `source.adapter`; unknown names throw TypeError. */
 export function createProviderFactory(options: ProviderFactoryOptions): ProviderFactory {
   const table = new Map([...nativeAdapters, ...(options.adapters ?? [])]);
-  const { adapters: _adapters, ...shared } = options;
+  const { adapters: _adapters, resolve, ...shared } = options;
   return (source) => {
-    const build = table.get(source.adapter.trim().toLowerCase());
+    const name = source.adapter.trim().toLowerCase();
+    const build = table.get(name) ?? resolve?.(name);
     if (!build) {
       const known = [...table.keys()].map((name) => `"${name}"`).join(", ");
       throw new TypeError(

@@ -73,7 +73,7 @@ export class OpenAIProvider implements Provider {
 }
 
 /** The events a streamed call would have produced for a complete response. */
-function* eventsOf(response: ChatResponse): Generator<StreamEvent> {
+export function* eventsOf(response: ChatResponse): Generator<StreamEvent> {
   if (response.reasoning) yield { type: "reasoning_delta", text: response.reasoning };
   if (response.text) yield { type: "text_delta", text: response.text };
   for (const [index, call] of response.toolCalls.entries()) {

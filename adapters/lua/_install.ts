@@ -1,0 +1,53 @@
+/** Copying the bundled adapter scripts to `<home>/adapters/` without overwriting user edits. */
+import { join } from "node:path";
+import type { Logger } from "../../core/mod.ts";
+
+/** Records the hash of each copy we wrote, to tell an untouched copy from a user's edit. */
+const MANIFEST = ".bundled.json";
+
+/**
+ * Write each bundled script to `dir` when absent, or when the copy there is one we wrote
+ * earlier and never edited (so upgrades reach it); an edited copy is left alone. Returns the
+ * names written. Throws on filesystem failure.
+ */
+export async function installBundledAdapters(
+  dir: string,
+  bundled: ReadonlyMap<string, string>,
+  logger: Logger,
+): Promise<string[]> {
+  await Deno.mkdir(dir, { recursive: true });
+  const manifestPath = join(dir, MANIFEST);
+  let manifest: Record<string, string> = {};
+  try {
+    manifest = JSON.parse(await Deno.readTextFile(manifestPath)) as Record<string, string>;
+  } catch {
+    manifest = {};
+  }
+  const written: string[] = [];
+  for (const [name, text] of bundled) {
+    const path = join(dir, `${name}.lua`);
+    const wanted = await sha256(text);
+    let present: string | undefined;
+    try {
+      present = await sha256(await Deno.readTextFile(path));
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    if (present === wanted) {
+      manifest[name] = wanted;
+      continue;
+    }
+    if (present !== undefined && present !== manifest[name]) continue; // edited by the user
+    await Deno.writeTextFile(path, text);
+    manifest[name] = wanted;
+    written.push(name);
+  }
+  await Deno.writeTextFile(manifestPath, JSON.stringify(manifest, null, 2) + "\n");
+  if (written.length > 0) logger.info("Installed bundled Lua adapters", { dir, written });
+  return written;
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,236 @@
+/**
+ * One sandboxed Lua VM running one adapter script (wasmoon, Lua 5.4 in wasm). Only strings
+ * and scalars cross the boundary; JSON work happens in Lua (json.lua), which is what keeps
+ * a call cheap (RECIPES.md §4). Every call runs under an instruction and time budget.
+ */
+import type { LuaEngine, LuaFactory } from "wasmoon";
+import { HomeAgentError, type Logger } from "../../core/mod.ts";
+import jsonLua from "./json.lua" with { type: "text" };
+import preludeLua from "./prelude.lua" with { type: "text" };
+
+/** Default budget of one call: instructions, and CPU seconds as Lua's os.clock counts them. */
+export const DEFAULT_INSTRUCTION_LIMIT = 5_000_000;
+/** Default time budget of one call in milliseconds. */
+export const DEFAULT_TIME_LIMIT_MS = 1000;
+
+/** A script failed: `adapter`, the Lua function and, when Lua reported one, the script line. */
+export class LuaScriptError extends HomeAgentError {
+  readonly adapter: string;
+  readonly fn: string;
+  readonly line?: number;
+  constructor(adapter: string, fn: string, detail: string, options?: { cause?: unknown }) {
+    const line = /:(\d+):/.exec(detail)?.[1];
+    const limit = detail.startsWith("limit: ");
+    super(
+      limit ? "lua_limit" : "lua_error",
+      `Lua adapter "${adapter}" failed in ${fn}: ${limit ? detail.slice(7) : detail}`,
+      options,
+    );
+    this.adapter = adapter;
+    this.fn = fn;
+    if (line !== undefined) this.line = Number(line);
+  }
+}
+
+/** The host side of http_get/http_post: resolves to JSON text `{status, body, headers}` or `{error}`. */
+export type LuaHttpHost = (
+  method: "get" | "post",
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+) => Promise<string>;
+
+/** Options of createLuaVm. */
+export interface LuaVmOptions {
+  factory: LuaFactory;
+  logger: Logger;
+  /** Backs http_get/http_post; without it they fail with a clear message. */
+  http?: LuaHttpHost;
+  instructionLimit?: number;
+  timeLimitMs?: number;
+}
+
+/** What the script defines. */
+export interface LuaExports {
+  name?: string;
+  streamFormat?: string;
+  endpoint: boolean;
+  headers: boolean;
+  transformRequest: boolean;
+  transformResponse: boolean;
+  transformStreamChunk: boolean;
+}
+
+type LuaFn = (...args: unknown[]) => unknown;
+const FAILED = "\u0001error";
+
+/** A loaded adapter VM. Methods throw LuaScriptError; they never crash the caller otherwise. */
+export class LuaVm {
+  readonly adapter: string;
+  readonly exports: LuaExports;
+  #engine: LuaEngine;
+  #invoke: LuaFn;
+  #chunk: LuaFn;
+  #endStream: LuaFn;
+  #endpoint: LuaFn;
+  #lastError: LuaFn;
+  #closed = false;
+
+  /** Use createLuaVm. */
+  constructor(adapter: string, engine: LuaEngine, exports: LuaExports) {
+    this.adapter = adapter;
+    this.exports = exports;
+    this.#engine = engine;
+    const get = (name: string) => engine.global.get(name) as LuaFn;
+    this.#invoke = get("__invoke");
+    this.#chunk = get("__chunk");
+    this.#endStream = get("__end_stream");
+    this.#endpoint = get("__endpoint");
+    this.#lastError = get("__last_error");
+  }
+
+  /** `endpoint(config, stream)`: the path appended to the base URL. */
+  endpoint(configJson: string, stream: boolean): string {
+    return this.#text("endpoint", this.#endpoint(configJson, stream));
+  }
+
+  /** `headers(config)` as a header map; may wait on http_get/http_post. */
+  async headers(configJson: string): Promise<Record<string, string>> {
+    const text = this.#text("headers", await this.#callAsync("__headers", configJson));
+    const parsed: unknown = JSON.parse(text);
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+      out[key] = String(value);
+    }
+    return out;
+  }
+
+  /** `transform_request(json)`; may wait on http_get/http_post. */
+  async transformRequest(json: string): Promise<string> {
+    const result = await this.#callAsync("__invoke_async", "transform_request", json);
+    return this.#text("transform_request", result);
+  }
+
+  /** `transform_response(json)`. */
+  transformResponse(json: string): string {
+    return this.#text("transform_response", this.#invoke("transform_response", json));
+  }
+
+  /** `transform_stream_chunk(line, state)` for stream `id`; undefined when the script skips the line. */
+  streamChunk(id: number, line: string): string | undefined {
+    const result = this.#chunk(id, line);
+    if (result === FAILED) throw this.#failure("transform_stream_chunk");
+    if (result === undefined || result === null) return undefined;
+    if (typeof result !== "string") throw this.#wrongType("transform_stream_chunk", result);
+    return result;
+  }
+
+  /** Drop the per-stream state of `id`. */
+  endStream(id: number): void {
+    if (!this.#closed) this.#endStream(id);
+  }
+
+  /** Free the VM (idempotent). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#engine.global.close();
+  }
+
+  #text(fn: string, result: unknown): string {
+    if (result === FAILED) throw this.#failure(fn);
+    if (typeof result !== "string") throw this.#wrongType(fn, result);
+    return result;
+  }
+
+  #failure(fn: string): LuaScriptError {
+    return new LuaScriptError(this.adapter, fn, String(this.#lastError() ?? "unknown error"));
+  }
+
+  #wrongType(fn: string, value: unknown): LuaScriptError {
+    const type = value === null || value === undefined ? "nil" : typeof value;
+    return new LuaScriptError(this.adapter, fn, `returned ${type}, expected a string`);
+  }
+
+  /** Run a global on its own Lua thread so it may yield on host promises (http_*). */
+  async #callAsync(fn: string, ...args: unknown[]): Promise<unknown> {
+    const global = this.#engine.global;
+    const thread = global.newThread();
+    const index = global.getTop();
+    try {
+      thread.lua.lua_getglobal(thread.address, fn);
+      for (const arg of args) thread.pushValue(arg);
+      const result = await thread.run(args.length);
+      return result[0];
+    } finally {
+      global.remove(index);
+    }
+  }
+}
+
+/**
+ * Create a VM, mount json and the host functions, sandbox it and load `script` (named
+ * `chunkname` in error lines). Throws LuaScriptError when the script does not load.
+ */
+export async function createLuaVm(
+  adapter: string,
+  script: string,
+  chunkname: string,
+  options: LuaVmOptions,
+): Promise<LuaVm> {
+  const engine = await options.factory.createEngine({
+    openStandardLibs: true,
+    injectObjects: false,
+    enableProxy: false,
+  });
+  try {
+    const log = options.logger.child({ adapter });
+    const global = engine.global;
+    global.set("__json_src", jsonLua);
+    global.set("__instruction_limit", options.instructionLimit ?? DEFAULT_INSTRUCTION_LIMIT);
+    global.set("__time_limit_s", (options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS) / 1000);
+    global.set("__host_log", (level: string, message: string) => logAt(log, level, message));
+    global.set("__host_http", hostHttp(options.http));
+    await engine.doString(preludeLua);
+    const load = global.get("__load") as LuaFn;
+    if (load(script, chunkname) === FAILED) {
+      const detail = String((global.get("__last_error") as LuaFn)() ?? "unknown error");
+      throw new LuaScriptError(adapter, "load", detail);
+    }
+    const raw = JSON.parse((global.get("__exports") as LuaFn)() as string) as Record<
+      string,
+      unknown
+    >;
+    return new LuaVm(adapter, engine, {
+      ...(typeof raw.name === "string" ? { name: raw.name } : {}),
+      ...(typeof raw.stream_format === "string" ? { streamFormat: raw.stream_format } : {}),
+      endpoint: raw.endpoint === true,
+      headers: raw.headers === true,
+      transformRequest: raw.transform_request === true,
+      transformResponse: raw.transform_response === true,
+      transformStreamChunk: raw.transform_stream_chunk === true,
+    });
+  } catch (error) {
+    engine.global.close();
+    throw error;
+  }
+}
+
+function logAt(logger: Logger, level: string, message: string): void {
+  const fn = level === "debug" || level === "warn" || level === "error" ? level : "info";
+  logger[fn](message);
+}
+
+function hostHttp(http: LuaHttpHost | undefined) {
+  return (method: string, url: string, body: string, headers: string, timeoutMs: number) => {
+    if (!http) return Promise.resolve(JSON.stringify({ error: "no HTTP host is available" }));
+    let parsed: Record<string, string> = {};
+    try {
+      parsed = JSON.parse(headers) as Record<string, string>;
+    } catch {
+      // headers were encoded by json.lua; a failure here leaves them empty
+    }
+    return http(method === "post" ? "post" : "get", url, body, parsed, Number(timeoutMs) || 0);
+  };
+}
