@@ -59,6 +59,8 @@ export interface DocumentStore {
     text: string,
     options?: { k?: number; signal?: AbortSignal; touch?: boolean; minDense?: number },
   ): Promise<ScoredDocument[]>;
+  /** Count an access of each document now (they were shown to the model). */
+  markAccessed(ids: readonly string[]): Promise<void>;
   /** Read and delete: what `doc_query` hands back into the context window. */
   consume(ids: readonly string[]): Promise<MemoryDocument[]>;
   /** Documents not accessed for `idleMs` and accessed at most `maxAccess` times. */
@@ -81,6 +83,16 @@ export function eventsToDocuments(events: readonly ContextEvent[]): NewDocument[
     tags: ["context_archive"],
     turnIds: [...new Set(group.flatMap((e) => e.turnIds ?? []))],
   }));
+}
+
+/** The "[Related Memory Docs]" section of `docs` (summaries only), or undefined when empty. */
+export function documentsSection(docs: readonly MemoryDocument[]): MemorySection | undefined {
+  if (docs.length === 0) return undefined;
+  return {
+    title: "Related Memory Docs",
+    kind: "documents",
+    lines: docs.map((d) => `- (${shortDate(d.createdAt)}) ${d.summary}`),
+  };
 }
 
 /** The "[Related Memory Docs]" section for `input`: the top hits, summaries only. */

@@ -14,10 +14,10 @@ import type {
   ToolMemoryPolicy,
 } from "../core/mod.ts";
 import {
+  documentsSection,
   documentTools,
   errorMessage,
   eventsToDocuments,
-  relatedDocuments,
   RelevanceContext,
 } from "../core/mod.ts";
 import { JsonContextStore } from "./context_store.ts";
@@ -25,9 +25,13 @@ import { DocStore } from "./doc_store.ts";
 import { readEmbeddingConfig } from "./embedding_config.ts";
 import { selectEmbedder } from "./embedders.ts";
 import type { HomePaths } from "./home.ts";
+import { rankMemory } from "./recall.ts";
 import { createTextAnalyzer, type TextAnalyzer } from "./keywords.ts";
 import { type GraphTier, openGraphTier } from "./graph_tier.ts";
 import type { GraphStats } from "./graph.ts";
+
+/** A document is "related" when its pooled score (top lexical hit = 1) reaches this. */
+const RELATED_FLOOR = 0.35;
 
 /** Options of openMemory. */
 export interface OpenMemoryOptions {
@@ -98,7 +102,17 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     graph,
     async recall(input, signal) {
       const index = await graph.section(input.text, signal);
-      const related = await relatedDocuments(documents, input.text, { signal });
+      // The same one-scale ranking `eval memory` measures; documents above the floor go in.
+      const ranked = await rankMemory(input.text, {
+        embedder,
+        analyzer,
+        events: context.events(),
+        documents,
+      }, { signal });
+      const docs = ranked.filter((item) => item.tier === "documents" && item.score >= RELATED_FLOOR)
+        .slice(0, 3).flatMap((item) => item.document ?? []);
+      await documents.markAccessed(docs.map((d) => d.id));
+      const related = documentsSection(docs);
       return [index, related].filter((s): s is MemorySection => s !== undefined);
     },
     tools: () => tools,
