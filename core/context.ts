@@ -54,16 +54,7 @@ export class RecentContext implements ContextWindow {
   }
 
   timeline(budgetTokens: number, count: TokenCounter): ContextEvent[] {
-    const picked: ContextEvent[] = [];
-    let used = 0;
-    for (let i = this.#events.length - 1; i >= 0; i--) {
-      const event = this.#events[i]!;
-      const cost = count(formatEvent(event));
-      if (used + cost > budgetTokens) break;
-      used += cost;
-      picked.push(event);
-    }
-    return picked.reverse();
+    return budgetedTimeline(this.#events, budgetTokens, count);
   }
 
   size(): number {
@@ -79,6 +70,24 @@ export class RecentContext implements ContextWindow {
   replace(events: readonly ContextEvent[]): void {
     this.#events = events.slice(-this.#capacity);
   }
+}
+
+/** The newest events of `events` that fit in `budgetTokens`, returned oldest first. */
+export function budgetedTimeline(
+  events: readonly ContextEvent[],
+  budgetTokens: number,
+  count: TokenCounter,
+): ContextEvent[] {
+  const picked: ContextEvent[] = [];
+  let used = 0;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    const cost = count(formatEvent(event));
+    if (used + cost > budgetTokens) break;
+    used += cost;
+    picked.push(event);
+  }
+  return picked.reverse();
 }
 
 // Events are immutable once appended, so their prompt line is computed once.

@@ -9,8 +9,8 @@ import {
   type ContextSnapshot,
   type ContextStore,
   type ContextWindow,
-  formatEvent,
 } from "./context.ts";
+import { budgetedTimeline } from "./context.ts";
 import type { Embedder } from "./embedding.ts";
 import type { Clock, Logger, TimerHandle } from "./ports.ts";
 import { errorMessage } from "./errors.ts";
@@ -129,16 +129,7 @@ export class RelevanceContext implements ContextWindow {
   }
 
   timeline(budgetTokens: number, count: TokenCounter): ContextEvent[] {
-    const picked: ContextEvent[] = [];
-    let used = 0;
-    for (let i = this.#events.length - 1; i >= 0; i--) {
-      const event = this.#events[i]!;
-      const cost = count(formatEvent(event));
-      if (used + cost > budgetTokens) break;
-      used += cost;
-      picked.push(event);
-    }
-    return picked.reverse();
+    return budgetedTimeline(this.#events, budgetTokens, count);
   }
 
   /** Relevance of every event to `query` (for the memory view), in timeline order. */
