@@ -13,7 +13,6 @@ import {
   HomeAgentError,
   InMemoryGraph,
   type Logger,
-  PluginManager,
   ProviderManager,
   registerCoreDefaults,
   type RegisteredTool,
@@ -41,7 +40,20 @@ import {
   selectEmbedder,
   SqliteConfigStore,
 } from "./memory/mod.ts";
-import { chatOnce, CliClient, createCliPlugin, processIo, runRepl } from "./plugins/mod.ts";
+import {
+  chatOnce,
+  CliClient,
+  type CliPluginControl,
+  createCliPlugin,
+  defaultImportMap,
+  placeHmap,
+  PluginRegistry,
+  processIo,
+  readHmap,
+  readManifest,
+  registerPluginDefaults,
+  runRepl,
+} from "./plugins/mod.ts";
 import { createApp } from "./web/mod.ts";
 
 /** A usage error: exit code 2. */
@@ -55,6 +67,7 @@ Commands:
   stop                          stop the current turn
   status                        JSON status of the running daemon
   config get KEY | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
+  plugin list | install FILE.hmap | uninstall NAME | reload NAME | enable NAME | disable NAME
   eval memory --corpus F --questions F [--k 5,10] [--run-out F]
                                 retrieval evaluation over a fresh memory (docs/memory.md)
 
@@ -100,6 +113,8 @@ async function main(args: string[]): Promise<number> {
       return await status(homePaths(home));
     case "config":
       return await config(home, rest, values.reveal ?? false);
+    case "plugin":
+      return await plugin(home, rest);
     case "eval":
       return await evaluate(home, rest, values);
     default:
@@ -112,6 +127,7 @@ function openConfig(paths: HomePaths, logger: Logger) {
   const registry = new ConfigRegistry({ store, clock: systemClock, logger, env });
   registerCoreDefaults(registry);
   registerMemoryDefaults(registry);
+  registerPluginDefaults(registry);
   return { store, registry };
 }
 
@@ -182,7 +198,26 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   triage.start();
   const background = new AbortController();
   const reembedding = memory.reembedInBackground(background.signal);
-  const plugins = new PluginManager({ agent, config: registry, logger });
+  const plugins = new PluginRegistry({
+    agent,
+    config: registry,
+    clock: systemClock,
+    logger: logger.child({ component: "plugins" }),
+    pluginsDir: paths.plugins,
+    kernelVersion: denoJson.version,
+    env,
+    importMap: defaultImportMap(),
+    services: {
+      docQuery: async (query, k) =>
+        (await memory.documents.query(query, { k })).map((h) => ({
+          id: h.document.id,
+          summary: h.document.summary,
+          content: h.document.content,
+          score: h.score,
+        })),
+      docCommit: (doc) => memory.documents.insert(doc),
+    },
+  });
   const statusReport = () => ({
     version: denoJson.version,
     home: paths.root,
@@ -194,7 +229,12 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     memory: memory.stats(),
   });
 
-  await plugins.start(createCliPlugin({ socketPath: paths.socket, statusReport }));
+  plugins.registerFactory(
+    "cli",
+    () =>
+      createCliPlugin({ socketPath: paths.socket, statusReport, plugins: pluginControl(plugins) }),
+  );
+  await plugins.load();
   const app = createApp({
     token,
     status: statusReport,
@@ -232,6 +272,21 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   Deno.removeSignalListener("SIGINT", onSignal);
   Deno.removeSignalListener("SIGTERM", onSignal);
   return 0;
+}
+
+/** The CLI socket's plugin frames, over the registry; install reads the file the client names. */
+function pluginControl(plugins: PluginRegistry): CliPluginControl {
+  return {
+    list: () => plugins.list(),
+    install: async (path) => plugins.install(await Deno.readFile(path)),
+    uninstall: async (name) => {
+      await plugins.uninstall(name);
+      return { name, state: "uninstalled" };
+    },
+    reload: (name) => plugins.reload(name),
+    enable: (name) => plugins.enable(name),
+    disable: (name) => plugins.disable(name),
+  };
 }
 
 /** Refuse a second daemon on the same home; remove a stale socket left by a crash. */
@@ -366,6 +421,88 @@ async function evaluate(
   } finally {
     store.close();
   }
+}
+
+/**
+ * `plugin …`: through the running daemon when there is one (changes apply at once); else
+ * directly on the home's files (they apply at the next start). `reload` needs a daemon.
+ */
+async function plugin(home: string, args: string[]): Promise<number> {
+  const [action, arg] = args;
+  const actions = ["list", "install", "uninstall", "reload", "enable", "disable"] as const;
+  type Action = (typeof actions)[number];
+  if (!actions.includes(action as Action) || (action !== "list" && !arg)) {
+    throw new UsageError(
+      "Usage: homeagent plugin list | install FILE.hmap | uninstall|reload|enable|disable NAME",
+    );
+  }
+  const paths = homePaths(home);
+  const path = action === "install" ? await Deno.realPath(arg!) : undefined;
+  let client: CliClient | undefined;
+  try {
+    client = await CliClient.connect(paths.socket);
+  } catch {
+    return await pluginOffline(home, action as Action, path ?? arg);
+  }
+  try {
+    await client.send({ type: "plugin", action: action as Action, name: arg, path });
+    const frame = await client.expect("plugin");
+    printPlugins(frame.result);
+    return 0;
+  } finally {
+    client.close();
+  }
+}
+
+async function pluginOffline(home: string, action: string, arg?: string): Promise<number> {
+  const paths = await ensureHome(home);
+  const { store, registry } = openConfig(paths, createJsonLogger({ level: "warn" }));
+  try {
+    switch (action) {
+      case "list": {
+        const list = [];
+        for await (const entry of Deno.readDir(paths.plugins)) {
+          if (!entry.isDirectory || entry.name.startsWith(".")) continue;
+          const manifest = await readManifest(`${paths.plugins}/${entry.name}`).catch(() =>
+            undefined
+          );
+          list.push({
+            name: entry.name,
+            kind: manifest?.kind,
+            version: manifest?.version,
+            state: registry.get(`core.plugins.${entry.name}.enabled`) ? "stopped" : "disabled",
+          });
+        }
+        printPlugins(list);
+        return 0;
+      }
+      case "install": {
+        const pkg = await readHmap(await Deno.readFile(arg!));
+        await placeHmap(paths.plugins, pkg, Date.now());
+        printPlugins({
+          name: pkg.manifest.name,
+          version: pkg.manifest.version,
+          sha256: pkg.sha256,
+        });
+        return 0;
+      }
+      case "uninstall":
+        await Deno.remove(`${paths.plugins}/${arg}`, { recursive: true });
+        return 0;
+      case "enable":
+      case "disable":
+        registry.set(`core.plugins.${arg}.enabled`, action === "enable");
+        return 0;
+      default:
+        throw new HomeAgentError("no_daemon", `"plugin ${action}" needs a running daemon`);
+    }
+  } finally {
+    store.close();
+  }
+}
+
+function printPlugins(result: unknown): void {
+  console.log(JSON.stringify(result, null, 2));
 }
 
 if (import.meta.main) {

@@ -1,5 +1,9 @@
 /** Plugins' public entry: the built-in plugins and their client sides. */
-export { type CliPluginOptions, createCliPlugin } from "./builtin/cli/server.ts";
+export {
+  type CliPluginControl,
+  type CliPluginOptions,
+  createCliPlugin,
+} from "./builtin/cli/server.ts";
 export { chatOnce, type ChatPrinter, CliClient } from "./builtin/cli/client.ts";
 export { processIo, type ReplIo, runRepl } from "./builtin/cli/repl.ts";
 export { type ClientFrame, type ServerFrame } from "./builtin/cli/protocol.ts";

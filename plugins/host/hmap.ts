@@ -142,6 +142,24 @@ export async function writeHmap(pkg: HmapPackage, dir: string): Promise<void> {
   }
 }
 
+/**
+ * Put a verified package in place as `<root>/<name>`: written to a staging folder first, the
+ * previous version's data/ moved over, then swapped in; `.install.json` records the sha256.
+ */
+export async function placeHmap(root: string, pkg: HmapPackage, now: number): Promise<string> {
+  const name = pkg.manifest.name;
+  await Deno.mkdir(root, { recursive: true });
+  const staging = join(root, `.install-${name}-${crypto.randomUUID().slice(0, 8)}`);
+  await writeHmap(pkg, staging);
+  const record = { sha256: pkg.sha256, version: pkg.manifest.version, installedAt: now };
+  await Deno.writeTextFile(join(staging, ".install.json"), JSON.stringify(record) + "\n");
+  const target = join(root, name);
+  await Deno.rename(join(target, "data"), join(staging, "data")).catch(() => {});
+  await Deno.remove(target, { recursive: true }).catch(() => {});
+  await Deno.rename(staging, target);
+  return target;
+}
+
 /** Build a package from files (path → text or bytes); deterministic for the same input. */
 export function buildHmap(files: Record<string, string | Uint8Array>): Uint8Array {
   const encoder = new TextEncoder();

@@ -16,7 +16,7 @@ import {
   type TimerHandle,
 } from "../../core/mod.ts";
 import type { PluginServices } from "./api.ts";
-import { HMAP_MAX_BYTES, readHmap, writeHmap } from "./hmap.ts";
+import { HMAP_MAX_BYTES, placeHmap, readHmap } from "./hmap.ts";
 import { PLUGIN_NAME } from "./manifest.ts";
 import { createSettingsDefiner, type HostConfig, type SettingsDefiner } from "./settings.ts";
 import { CrashPolicy } from "./supervisor.ts";
@@ -357,25 +357,10 @@ export class PluginRegistry {
     if (this.#factories.has(name)) {
       throw new PluginError(name, `Cannot install "${name}": the name is a built-in plugin's`);
     }
-    const root = this.#options.pluginsDir;
-    await Deno.mkdir(root, { recursive: true });
-    const staging = join(root, `.install-${name}-${crypto.randomUUID().slice(0, 8)}`);
-    await writeHmap(pkg, staging);
-    await Deno.writeTextFile(
-      join(staging, ".install.json"),
-      JSON.stringify({
-        sha256: pkg.sha256,
-        version: pkg.manifest.version,
-        installedAt: this.#options.clock.now(),
-      }) + "\n",
-    );
-    const target = join(root, name);
     const old = this.#entries.get(name);
     if (old) await this.#stop(old);
     this.#entries.delete(name);
-    await Deno.rename(join(target, "data"), join(staging, "data")).catch(() => {});
-    await Deno.remove(target, { recursive: true }).catch(() => {});
-    await Deno.rename(staging, target);
+    await placeHmap(this.#options.pluginsDir, pkg, this.#options.clock.now());
     this.#options.logger.info("Plugin installed", { plugin: name, sha256: pkg.sha256 });
     return await this.#add(name);
   }

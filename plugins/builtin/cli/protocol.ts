@@ -9,6 +9,13 @@ export const ClientFrame = z.discriminatedUnion("type", [
   z.object({ type: z.literal("chat"), text: z.string().min(1).max(1_000_000) }),
   z.object({ type: z.literal("stop") }),
   z.object({ type: z.literal("status") }),
+  /** Plugin management; `path` (install) is an absolute path the daemon reads. */
+  z.object({
+    type: z.literal("plugin"),
+    action: z.enum(["list", "install", "uninstall", "reload", "enable", "disable"]),
+    name: z.string().max(64).optional(),
+    path: z.string().max(4096).optional(),
+  }),
 ]);
 
 /** A frame the client sends, parsed. */
@@ -23,6 +30,8 @@ export type ServerFrame =
   | { type: "reply"; inputId: string; text: string; status: string }
   | { type: "stopped"; wasRunning: boolean; suspended: number; queued: number }
   | { type: "status"; status: unknown }
+  /** Answer to a `plugin` frame: the plugin list, or the one plugin acted on. */
+  | { type: "plugin"; action: string; result: unknown }
   | { type: "message"; text: string }
   | { type: "error"; message: string };
 

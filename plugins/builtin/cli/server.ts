@@ -8,6 +8,18 @@ export interface CliPluginOptions {
   socketPath: string;
   /** The full status report (`homeagent status`), assembled by the composition root. */
   statusReport: () => unknown;
+  /** Plugin management for `homeagent plugin …`; absent: plugin frames are refused. */
+  plugins?: CliPluginControl;
+}
+
+/** What the CLI socket's plugin frames call (the plugin Registry). Methods reject with a clear message. */
+export interface CliPluginControl {
+  list(): unknown;
+  install(path: string): Promise<unknown>;
+  uninstall(name: string): Promise<unknown>;
+  reload(name: string): Promise<unknown>;
+  enable(name: string): Promise<unknown>;
+  disable(name: string): Promise<unknown>;
 }
 
 const encoder = new TextEncoder();
@@ -130,6 +142,9 @@ function handleFrame(
     case "stop":
       client.send({ type: "stopped", ...sdk.stop() });
       return;
+    case "plugin":
+      void pluginFrame(frame, client, options.plugins);
+      return;
     case "chat": {
       let inputId = "";
       const offs: (() => void)[] = [];
@@ -161,5 +176,28 @@ function handleFrame(
       if (result.accepted) client.send({ type: "accepted", inputId });
       return;
     }
+  }
+}
+
+async function pluginFrame(
+  frame: Extract<ClientFrame, { type: "plugin" }>,
+  client: Connection,
+  control: CliPluginControl | undefined,
+): Promise<void> {
+  try {
+    if (!control) throw new Error("This daemon does not manage plugins");
+    const { action } = frame;
+    let result: unknown;
+    if (action === "list") result = control.list();
+    else if (action === "install") {
+      if (!frame.path) throw new Error("install needs a path");
+      result = await control.install(frame.path);
+    } else {
+      if (!frame.name) throw new Error(`${action} needs a plugin name`);
+      result = await control[action](frame.name);
+    }
+    client.send({ type: "plugin", action, result: result ?? null });
+  } catch (error) {
+    client.send({ type: "error", message: errorMessage(error) });
   }
 }
