@@ -1,7 +1,10 @@
 /** LLM source configuration as the kernel sees it (DESIGN.md §5), and the factory port. */
 import type { Provider } from "./provider.ts";
 
-/** Adapter names a source may use. The native clients are "openai" and "ollama". */
+/**
+ * Adapter names a source may use. The native clients are "openai" and "ollama"; Lua adapters
+ * go by their script name, and `lua:<name>` picks the script where a native client exists.
+ */
 export type AdapterName = string;
 
 /** One configured LLM source: `core.llm.sources.<name>.*`. */
@@ -15,7 +18,17 @@ export interface SourceConfig {
   /** Declared window in tokens; 0 or absent means "derive from the model name". */
   contextWindow?: number;
   enabled: boolean;
+  /** Most calls in flight at once (`max_concurrent`); absent means 8. */
+  maxConcurrent?: number;
+  /** The model accepts images / audio (`vision`, `audio`); shown in status and the tools. */
+  vision?: boolean;
+  audio?: boolean;
+  /** Tokens (prompt + completion) a day after which the source is skipped; 0 or absent: no cap. */
+  dailyTokenCap?: number;
 }
+
+/** Calls in flight per source when `max_concurrent` is not set. */
+export const DEFAULT_MAX_CONCURRENT = 8;
 
 /** Builds a Provider for a source; throws TypeError for an adapter it does not know. */
 export type ProviderFactory = (source: SourceConfig) => Provider;

@@ -33,3 +33,4 @@ export * from "./graph.ts";
 export * from "./graph_store.ts";
 export * from "./graph_tools.ts";
 export * from "./social_tools.ts";
+export * from "./usage.ts";

@@ -2,6 +2,8 @@
  * ProviderManager: calls the configured LLM sources in order with the fallback strategy of
  * ARCHITECTURE.md — one retry of the same source for transient failures, auth failures make
  * a source unusable until its config changes, a user stop is never a provider failure.
+ * Per source it also bounds calls in flight (`max_concurrent`), skips a source past its
+ * daily token cap, records usage, and meets a context overflow with a prune and one retry.
  */
 import {
   AbortedError,
@@ -10,9 +12,28 @@ import {
   NoProviderError,
   ProviderError,
 } from "./errors.ts";
-import { type ProviderFactory, type SourceConfig, sourceFingerprint } from "./llm_sources.ts";
+import {
+  DEFAULT_MAX_CONCURRENT,
+  type ProviderFactory,
+  type SourceConfig,
+  sourceFingerprint,
+} from "./llm_sources.ts";
 import { type Clock, type Logger, sleep } from "./ports.ts";
 import type { ChatRequest, ChatResponse, Provider, StreamEvent } from "./provider.ts";
+import type { TokenCounter } from "./budget.ts";
+import { Semaphore } from "./_semaphore.ts";
+import type { PruneReason, RequestPruner } from "./_request_prune.ts";
+import { SourceLimits } from "./_source_limits.ts";
+import type { UsageLedger } from "./usage.ts";
+
+export {
+  type PruneInfo,
+  type PruneReason,
+  pruneRequest,
+  type RequestPruner,
+  requestTokens,
+} from "./_request_prune.ts";
+export { OVERFLOW_GUARD_RATIO } from "./_source_limits.ts";
 
 /** Window reported when no source is usable. */
 const NO_SOURCE_WINDOW = 8192;
@@ -26,6 +47,12 @@ export interface ProviderManagerOptions {
   factory: ProviderFactory;
   /** Pause before retrying a source after a transient failure; default 500 ms. */
   retryDelayMs?: number;
+  /** Where token usage per source per day goes; also what daily caps are checked against. */
+  usage?: UsageLedger;
+  /** Shrinks a request on context overflow; default pruneRequest. */
+  prune?: RequestPruner;
+  /** Token estimate for the overflow guard and for calls without reported usage. */
+  countTokens?: TokenCounter;
 }
 
 /** Observes one call. Exceptions thrown by a listener are logged and otherwise ignored. */
@@ -36,6 +63,8 @@ export interface StreamListener {
   onFallback?(from: string, to: string | undefined, error: ProviderError): void;
   /** Deltas already delivered from `source` are void: it failed mid-stream and is retried. */
   onReset?(source: string): void;
+  /** The request was pruned for `source` (refused as too long, or over the guard). */
+  onPrune?(source: string, reason: PruneReason, tokensBefore: number, tokensAfter: number): void;
 }
 
 /** Options of one call. */
@@ -66,6 +95,15 @@ export interface SourceHealth {
   lastErrorAt?: number;
   calls: number;
   failures: number;
+  /** Calls in flight and waiting for a slot, and the slot limit. */
+  inFlight: number;
+  queued: number;
+  maxConcurrent: number;
+  vision: boolean;
+  audio: boolean;
+  /** Prompt + completion tokens today (local day), and the cap (0 = none). */
+  tokensToday: number;
+  dailyTokenCap: number;
 }
 
 interface Entry {
@@ -78,6 +116,7 @@ interface Entry {
   lastErrorAt?: number;
   calls: number;
   failures: number;
+  slots: Semaphore;
 }
 
 type Attempt =
@@ -88,9 +127,11 @@ type Attempt =
 export class ProviderManager {
   #options: ProviderManagerOptions;
   #entries = new Map<string, Entry>();
+  #limits: SourceLimits;
 
   constructor(options: ProviderManagerOptions) {
     this.#options = options;
+    this.#limits = new SourceLimits(options);
   }
 
   /** True when at least one source is configured. */
@@ -121,6 +162,13 @@ export class ProviderManager {
           : {}),
         calls: entry.calls,
         failures: entry.failures,
+        inFlight: entry.slots.active,
+        queued: entry.slots.waiting,
+        maxConcurrent: source.maxConcurrent ?? DEFAULT_MAX_CONCURRENT,
+        vision: source.vision ?? false,
+        audio: source.audio ?? false,
+        tokensToday: this.#limits.tokensToday(source.name),
+        dailyTokenCap: source.dailyTokenCap ?? 0,
       };
     });
   }
@@ -140,6 +188,12 @@ export class ProviderManager {
         failures.push(entry.unusable);
         continue;
       }
+      const capped = this.#limits.capFailure(source);
+      if (capped) {
+        failures.push(capped);
+        this.#options.logger.warn(capped.message, { source: source.name });
+        continue;
+      }
       const outcome = await this.#trySource(source, entry, request, options, started);
       if (outcome.ok) {
         return {
@@ -151,7 +205,8 @@ export class ProviderManager {
         };
       }
       failures.push(outcome.error);
-      const next = candidates.slice(i + 1).find((c) => !c.entry.unusable)?.source.name;
+      const next = candidates.slice(i + 1)
+        .find((c) => !c.entry.unusable && !this.#limits.capFailure(c.source))?.source.name;
       this.#options.logger.warn(`LLM source "${source.name}" failed`, {
         source: source.name,
         kind: outcome.error.kind,
@@ -165,7 +220,10 @@ export class ProviderManager {
     throw new AllProvidersFailedError(failures);
   }
 
-  /** One source: a first attempt and, for a transient failure, one retry after the delay. */
+  /**
+   * One source, holding one of its `max_concurrent` slots: a first attempt; for a transient
+   * failure one retry after the delay; for a context overflow one retry of a pruned request.
+   */
   async #trySource(
     source: SourceConfig,
     entry: Entry,
@@ -175,16 +233,33 @@ export class ProviderManager {
   ): Promise<Attempt> {
     const provider = entry.provider;
     if (!provider) return { ok: false, error: entry.unusable ?? this.#unbuilt(source) };
-    let attempt = await this.#attempt(provider, entry, request, options, started);
-    if (attempt.ok || !attempt.error.retryable) return attempt;
-    const delay = this.#options.retryDelayMs ?? 500;
+    entry.slots.limit = source.maxConcurrent ?? DEFAULT_MAX_CONCURRENT;
+    const release = await entry.slots.acquire(options.signal);
     try {
-      if (delay > 0) await sleep(this.#options.clock, delay, options.signal);
-    } catch (error) {
-      throw new AbortedError("LLM call aborted", { cause: error });
+      const onPrune = (reason: PruneReason, before: number, after: number) =>
+        notify(
+          this.#options.logger,
+          () => options.listener?.onPrune?.(provider.name, reason, before, after),
+        );
+      let sent = await this.#limits.guard(provider, request, onPrune);
+      let attempt = await this.#attempt(provider, entry, sent, options, started);
+      if (!attempt.ok && attempt.error.kind === "overflow") {
+        sent = await this.#limits.prune(provider, sent, "overflow", onPrune);
+        attempt = await this.#attempt(provider, entry, sent, options, started);
+      } else if (!attempt.ok && attempt.error.retryable) {
+        const delay = this.#options.retryDelayMs ?? 500;
+        try {
+          if (delay > 0) await sleep(this.#options.clock, delay, options.signal);
+        } catch (error) {
+          throw new AbortedError("LLM call aborted", { cause: error });
+        }
+        attempt = await this.#attempt(provider, entry, sent, options, started);
+      }
+      if (attempt.ok) this.#limits.record(source.name, sent, attempt.response);
+      return attempt;
+    } finally {
+      release();
     }
-    attempt = await this.#attempt(provider, entry, request, options, started);
-    return attempt;
   }
 
   /** One HTTP call of one provider, recorded in its health. Throws AbortedError on stop. */
@@ -268,7 +343,13 @@ export class ProviderManager {
     const fingerprint = sourceFingerprint(source);
     let entry = this.#entries.get(source.name);
     if (!entry) {
-      entry = { fingerprint: "", lastFailed: false, calls: 0, failures: 0 };
+      entry = {
+        fingerprint: "",
+        lastFailed: false,
+        calls: 0,
+        failures: 0,
+        slots: new Semaphore(source.maxConcurrent ?? DEFAULT_MAX_CONCURRENT),
+      };
       this.#entries.set(source.name, entry);
     }
     if (entry.fingerprint === fingerprint && (entry.provider || entry.unusable)) return entry;

@@ -98,6 +98,8 @@ export function buildSource(
   if (baseUrl === "" && model === "") return undefined;
   const apiKey = text("api_key");
   const contextWindow = Number(field("context_window"));
+  const maxConcurrent = Number(field("max_concurrent"));
+  const dailyTokenCap = Number(field("daily_token_cap"));
   return {
     name,
     adapter: text("adapter"),
@@ -106,5 +108,9 @@ export function buildSource(
     model,
     ...(contextWindow > 0 ? { contextWindow } : {}),
     enabled: field("enabled") !== false,
+    ...(maxConcurrent > 0 ? { maxConcurrent } : {}),
+    ...(field("vision") === true ? { vision: true } : {}),
+    ...(field("audio") === true ? { audio: true } : {}),
+    ...(dailyTokenCap > 0 ? { dailyTokenCap } : {}),
   };
 }

@@ -23,8 +23,8 @@ const sourceOrder = z.string().refine(
   "expected a comma-separated list of source names",
 );
 const adapterName = z.string().refine(
-  (v) => /^[a-z0-9_-]+$/.test(v),
-  'expected an adapter name such as "openai" or "ollama"',
+  (v) => /^(lua:)?[a-z0-9_-]+$/.test(v),
+  'expected an adapter name such as "openai", "anthropic" or "lua:openai"',
 );
 
 /**
@@ -135,7 +135,9 @@ function registerSourcePatterns(registry: ConfigRegistry): void {
     key: field("adapter"),
     schema: adapterName,
     default: "openai",
-    description: "Adapter speaking this source's wire format (openai, ollama, anthropic, …)",
+    description:
+      "Adapter speaking this source's wire format: openai, ollama (native), anthropic, gemini, " +
+      "deepseek, mistral, groq, github (Lua), lua:<name> for any script in <home>/adapters",
   });
   registry.define({
     key: field("base_url"),
@@ -167,6 +169,31 @@ function registerSourcePatterns(registry: ConfigRegistry): void {
     schema: z.boolean(),
     default: true,
     description: "Whether this source is used",
+  });
+  registry.define({
+    key: field("max_concurrent"),
+    schema: z.int().min(1).max(1000),
+    default: 8,
+    description: "Most calls to this source in flight at once; more wait their turn",
+  });
+  registry.define({
+    key: field("vision"),
+    schema: z.boolean(),
+    default: false,
+    description: "The model accepts images",
+  });
+  registry.define({
+    key: field("audio"),
+    schema: z.boolean(),
+    default: false,
+    description: "The model accepts audio",
+  });
+  registry.define({
+    key: field("daily_token_cap"),
+    schema: z.int().min(0),
+    default: 0,
+    description:
+      "Tokens (prompt + completion) per local day after which the source is skipped; 0 = none",
   });
 }
 

@@ -78,9 +78,21 @@ Deno.test("ProviderManager answers from the first source with source, model and 
   assert.ok(result.firstTokenMs !== undefined && result.firstTokenMs <= result.durationMs);
   assert.deepEqual(lines.filter((l) => l.includes("text")), ["a text Hell", "a text o"]);
   assert.equal(lines.at(-1), "a done");
-  assert.deepEqual(manager.health(), [
-    { name: "a", adapter: "openai", model: "model-a", state: "ok", calls: 1, failures: 0 },
-  ]);
+  assert.deepEqual(manager.health(), [{
+    name: "a",
+    adapter: "openai",
+    model: "model-a",
+    state: "ok",
+    calls: 1,
+    failures: 0,
+    inFlight: 0,
+    queued: 0,
+    maxConcurrent: 8,
+    vision: false,
+    audio: false,
+    tokensToday: 0,
+    dailyTokenCap: 0,
+  }]);
 });
 
 Deno.test("ProviderManager makes a non-streamed call when asked", async () => {
@@ -181,15 +193,19 @@ Deno.test("ProviderManager falls back on garbage after one retry", async () => {
   assert.ok(lines.includes("fallback a -> b malformed"));
 });
 
-Deno.test("ProviderManager falls back without retry on bad request and overflow", async () => {
+Deno.test("ProviderManager falls back without retry on bad request, and after one pruned retry on overflow", async () => {
   await using a = startFakeOpenAI();
   await using b = startFakeOpenAI({ fallback: reply.text("from b") });
-  a.enqueue(reply.status(400, "Unknown parameter"), reply.status(400, "prompt is too long"));
+  a.enqueue(
+    reply.status(400, "Unknown parameter"),
+    reply.status(400, "prompt is too long"),
+    reply.status(400, "prompt is too long"),
+  );
   const manager = managerOf([source("a", a), source("b", b)]);
   const { lines, listener } = recorder();
   assert.equal((await manager.call(hello, { listener })).source, "b");
   assert.equal((await manager.call(hello, { listener })).source, "b");
-  assert.equal(a.requests.length, 2);
+  assert.equal(a.requests.length, 3);
   assert.deepEqual(lines.filter((l) => l.startsWith("fallback")), [
     "fallback a -> b bad_request",
     "fallback a -> b overflow",

@@ -1,0 +1,60 @@
+/** Token usage per source per day: the port the ProviderManager records into (memory/ stores it). */
+import type { Usage } from "./provider.ts";
+
+/** One source's totals on one day. */
+export interface UsageTotals {
+  source: string;
+  /** Local calendar day, `YYYY-MM-DD`. */
+  day: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** Prompt tokens served from the provider's cache, where it reports them. */
+  cachedTokens: number;
+  calls: number;
+}
+
+/**
+ * Where usage is kept. `record` adds one call; reads return zeros for a day without calls.
+ * Methods may throw on storage failure; the ProviderManager logs that and carries on.
+ */
+export interface UsageLedger {
+  record(source: string, day: string, usage: Usage): void;
+  /** Totals of `source` on `day`. */
+  totals(source: string, day: string): UsageTotals;
+  /** Every source's totals from `fromDay` to `toDay` inclusive, by day then source. */
+  range(fromDay: string, toDay: string): UsageTotals[];
+}
+
+/** The local calendar day of `ms` as `YYYY-MM-DD`. */
+export function dayOf(ms: number): string {
+  const d = new Date(ms);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+/** A ledger in memory (tests, and a daemon without a usage database). */
+export class MemoryUsageLedger implements UsageLedger {
+  #rows = new Map<string, UsageTotals>();
+
+  /** Add one call. */
+  record(source: string, day: string, usage: Usage): void {
+    const row = this.totals(source, day);
+    row.promptTokens += usage.promptTokens;
+    row.completionTokens += usage.completionTokens;
+    row.cachedTokens += usage.cachedTokens ?? 0;
+    row.calls++;
+    this.#rows.set(`${day}\u0000${source}`, row);
+  }
+
+  /** Totals of one source on one day. */
+  totals(source: string, day: string): UsageTotals {
+    return this.#rows.get(`${day}\u0000${source}`) ??
+      { source, day, promptTokens: 0, completionTokens: 0, cachedTokens: 0, calls: 0 };
+  }
+
+  /** Totals within the days, by day then source. */
+  range(fromDay: string, toDay: string): UsageTotals[] {
+    return [...this.#rows.values()].filter((r) => r.day >= fromDay && r.day <= toDay)
+      .sort((a, b) => a.day.localeCompare(b.day) || a.source.localeCompare(b.source));
+  }
+}
