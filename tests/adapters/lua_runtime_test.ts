@@ -1,0 +1,142 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  bundledAdapters,
+  createProviderFactory,
+  installBundledAdapters,
+  LuaAdapterRuntime,
+  systemClock,
+} from "../../adapters/mod.ts";
+import { silentLogger } from "../../core/ports.ts";
+import type { ChatRequest } from "../../core/provider.ts";
+import { ProviderManager } from "../../core/provider_manager.ts";
+import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
+import { collect, lastOf, sourceAt } from "./_support.ts";
+
+const hello: ChatRequest = { messages: [{ role: "user", content: "Hi" }] };
+const openai = bundledAdapters.get("openai")!;
+
+Deno.test("Lua adapter stuck in a loop is cut by its budget and fails as the source's error", async () => {
+  await using server = startFakeOpenAI();
+  server.enqueue(reply.text("Hello"));
+  const loopy = openai.replace(
+    "function transform_stream_chunk(line, state)",
+    "function transform_stream_chunk(line, state)\n  while true do pcall(function() while true do end end) end",
+  );
+  const runtime = new LuaAdapterRuntime({
+    logger: silentLogger,
+    bundled: new Map([["loopy", loopy]]),
+    instructionLimit: 200_000,
+  });
+  const provider = runtime.builder("loopy")(sourceAt(server.url, { adapter: "loopy" }), {});
+  const started = performance.now();
+  const last = lastOf(await collect(provider.stream(hello)));
+  assert.ok(performance.now() - started < 2000);
+  assert.equal(last.type, "error");
+  if (last.type === "error") {
+    assert.equal(last.error.kind, "bad_request");
+    assert.match(
+      last.error.message,
+      /Lua adapter "loopy" failed in transform_stream_chunk: instruction or time limit exceeded/,
+    );
+  }
+});
+
+Deno.test("Lua adapter that fails mid-stream names its line, resets the partial text and falls back", async () => {
+  await using a = startFakeOpenAI({ fallback: reply.text("Partial from a then more") });
+  await using b = startFakeOpenAI({ fallback: reply.text("Full answer from b") });
+  const broken = openai.replace(
+    "function transform_stream_chunk(line, state)\n  return line",
+    "function transform_stream_chunk(line, state)\n" +
+      '  if string.find(line, "more", 1, true) then local t = nil; return t.x end\n  return line',
+  );
+  const runtime = new LuaAdapterRuntime({
+    logger: silentLogger,
+    bundled: new Map([["broken", broken]]),
+  });
+  const manager = new ProviderManager({
+    clock: systemClock,
+    logger: silentLogger,
+    sources: () => [
+      sourceAt(a.url, { name: "a", adapter: "broken" }),
+      sourceAt(b.url, { name: "b", adapter: "openai" }),
+    ],
+    factory: createProviderFactory({
+      clock: systemClock,
+      logger: silentLogger,
+      adapters: runtime.adapters(),
+    }),
+    retryDelayMs: 0,
+  });
+  const marks: string[] = [];
+  let fallback = "";
+  const result = await manager.call(hello, {
+    listener: {
+      onReset: (source) => marks.push(`reset ${source}`),
+      onFallback: (from, to, error) => {
+        marks.push(`fallback ${from} -> ${to} ${error.kind}`);
+        fallback = error.message;
+      },
+    },
+  });
+  assert.equal(result.source, "b");
+  assert.equal(result.response.text, "Full answer from b");
+  assert.deepEqual(marks, ["reset a", "fallback a -> b bad_request"]);
+  assert.equal(a.requests.length, 1, "a script error is not retried");
+  const line = broken.split("\n").findIndex((l) => l.includes("t.x")) + 1;
+  assert.match(
+    fallback,
+    new RegExp(`Lua adapter "broken" failed in transform_stream_chunk: broken\\.lua:${line}:`),
+  );
+});
+
+Deno.test("Lua adapter that does not load fails as a source, naming the script line", async () => {
+  await using server = startFakeOpenAI();
+  const runtime = new LuaAdapterRuntime({
+    logger: silentLogger,
+    bundled: new Map([["bad", 'name = "bad"\nlocal x = os.getenv("HOME")']]),
+  });
+  const provider = runtime.builder("bad")(sourceAt(server.url, { adapter: "bad" }), {});
+  const last = lastOf(await collect(provider.stream(hello)));
+  assert.ok(last.type === "error");
+  assert.match(last.error.message, /Lua adapter "bad" failed in load: bad\.lua:2: .*global 'os'/);
+  assert.equal(server.requests.length, 0);
+});
+
+Deno.test("A user-edited adapter in <home>/adapters wins and is reloaded when it changes", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await using server = startFakeOpenAI({ fallback: reply.text("ok") });
+    const written = await installBundledAdapters(dir, bundledAdapters, silentLogger);
+    assert.equal(written.length, 8);
+    const runtime = new LuaAdapterRuntime({ logger: silentLogger, dir });
+    const factory = createProviderFactory({
+      clock: systemClock,
+      logger: silentLogger,
+      adapters: runtime.adapters(),
+      resolve: (name) => runtime.resolve(name),
+    });
+    const provider = factory(sourceAt(server.url, { adapter: "lua:openai", apiKey: "k" }));
+    assert.equal(lastOf(await collect(provider.stream(hello))).type, "done");
+    assert.equal(server.requests[0]!.headers["x-edited"], undefined);
+    const path = join(dir, "openai.lua");
+    const edited = openai.replace(
+      'return { authorization = "Bearer " .. config.api_key }',
+      'return { authorization = "Bearer " .. config.api_key, ["x-edited"] = "yes" }',
+    );
+    await Deno.writeTextFile(path, edited);
+    assert.equal(lastOf(await collect(provider.stream(hello))).type, "done");
+    assert.equal(server.requests[1]!.headers["x-edited"], "yes");
+    // A new script dropped in after start is found by name.
+    await Deno.writeTextFile(join(dir, "mine.lua"), edited);
+    const mine = factory(sourceAt(server.url, { adapter: "mine", apiKey: "k" }));
+    assert.equal(lastOf(await collect(mine.stream(hello))).type, "done");
+    // An edited copy survives the next start; an untouched one is upgraded.
+    const upgraded = new Map(bundledAdapters).set("openai", openai + "\n-- v2\n")
+      .set("groq", bundledAdapters.get("groq")! + "\n-- v2\n");
+    assert.deepEqual(await installBundledAdapters(dir, upgraded, silentLogger), ["groq"]);
+    assert.equal(await Deno.readTextFile(path), edited);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
