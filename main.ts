@@ -3,6 +3,7 @@
  * hands them to the kernel, serves, and turns SIGINT/SIGTERM into an orderly stop.
  */
 // deno-lint-ignore-file no-console
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import denoJson from "./deno.json" with { type: "json" };
 import {
@@ -13,6 +14,8 @@ import {
   HomeAgentError,
   InMemoryGraph,
   type Logger,
+  dayOf,
+  llmTools,
   ProviderManager,
   registerCoreDefaults,
   type RegisteredTool,
@@ -22,7 +25,10 @@ import {
 } from "./core/mod.ts";
 import {
   createJsonLogger,
+  bundledAdapters,
   createProviderFactory,
+  installBundledAdapters,
+  LuaAdapterRuntime,
   parseLogLevel,
   systemClock,
 } from "./adapters/mod.ts";
@@ -35,6 +41,7 @@ import {
   readEmbeddingConfig,
   readPersona,
   registerMemoryDefaults,
+  SqliteUsageStore,
   resolveHome,
   runMemoryEval,
   selectEmbedder,
@@ -147,12 +154,23 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     throw new UsageError(`Invalid --port "${portFlag}": expected an integer 0-65535`);
   }
 
+  // Lua adapters (docs/adapters.md): bundled scripts copied to <home>/adapters, edits there win.
+  const adapterDir = join(paths.root, "adapters");
+  await installBundledAdapters(adapterDir, bundledAdapters, logger);
+  const lua = new LuaAdapterRuntime({ logger: logger.child({ component: "lua" }), dir: adapterDir });
+  const usage = new SqliteUsageStore({ path: join(paths.root, "usage.db") });
   const providers = new ProviderManager({
     clock: systemClock,
     logger: logger.child({ component: "providers" }),
     sources: () => registry.llmSources(),
-    factory: createProviderFactory({ clock: systemClock, logger }),
+    factory: createProviderFactory({
+      clock: systemClock,
+      logger,
+      adapters: lua.adapters(),
+      resolve: (name) => lua.resolve(name),
+    }),
     retryDelayMs: registry.get<number>("core.llm.retry_delay_ms"),
+    usage,
   });
   // The memory tiers read each tool's memory policy from the agent built just after them.
   const late: { tools?: () => RegisteredTool[] } = {};
@@ -171,7 +189,10 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     persona: () => readPersona(paths.persona),
     context: memory.context,
     recall: (input, signal) => memory.recall(input, signal),
-    toolSources: [() => memory.tools()],
+    toolSources: [
+      () => memory.tools(),
+      () => llmTools({ config: registry, health: () => providers.health() }),
+    ],
   });
   late.tools = () => agent.allTools();
   // Residents, children and backlog triage (docs/scheduler.md). Residents read through and
@@ -225,6 +246,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     uptimeMs: Date.now() - startedAt,
     kernel: agent.status(),
     providers: providers.health(),
+    usage: usage.range(dayOf(Date.now() - 6 * 86_400_000), dayOf(Date.now())),
     plugins: plugins.list(),
     memory: memory.stats(),
   });
@@ -267,6 +289,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   await reembedding;
   await memory.close();
   await server.shutdown();
+  usage.close();
   store.close();
   await Deno.remove(paths.pidFile).catch(() => {});
   Deno.removeSignalListener("SIGINT", onSignal);

@@ -34,3 +34,4 @@ export * from "./graph_store.ts";
 export * from "./graph_tools.ts";
 export * from "./social_tools.ts";
 export * from "./usage.ts";
+export * from "./llm_tools.ts";

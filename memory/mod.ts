@@ -23,3 +23,4 @@ export * from "./tiers.ts";
 export * from "./recall.ts";
 export * from "./eval.ts";
 export * from "./eval_run.ts";
+export * from "./usage_store.ts";
