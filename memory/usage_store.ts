@@ -19,9 +19,9 @@ export const usageMigrations: readonly string[] = [
 interface UsageRow {
   day: string;
   source: string;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_tokens: number;
+  "prompt_tokens": number;
+  "completion_tokens": number;
+  "cached_tokens": number;
   calls: number;
 }
 
