@@ -12,7 +12,7 @@ import { normalizeName } from "./_graph_schema.ts";
 export interface WalkOptions {
   depth: number;
   limit: number;
-  /** Most entities the walk visits (the CTE's LIMIT); default 400. */
+  /** Most entities the walk visits (the CTE's LIMIT); default 256. */
   maxNodes?: number;
   /** Only walk into entities of these types. */
   types?: readonly string[];
@@ -82,7 +82,7 @@ export function walk(
     JSON.stringify(seeds),
     BigInt(options.depth),
     JSON.stringify(options.types ?? []),
-    BigInt(options.maxNodes ?? 400),
+    BigInt(options.maxNodes ?? 256),
   );
   for (const row of rows) reached.set(Number(row.id), Number(row.depth));
   return reached;
@@ -90,27 +90,31 @@ export function walk(
 
 /**
  * The recall around `reached`: relations with both ends reached, ranked by hops from a seed,
- * then confidence, then recency; the entities they touch (seeds first).
+ * then confidence, then newest first; the entities they touch (seeds first).
  */
 export function around(g: GraphSql, reached: Map<number, number>, limit: number): GraphRecall {
   if (reached.size === 0) return { entities: [], relations: [] };
+  const ids = JSON.stringify([...reached.keys()]);
+  // `+` keeps the planner off a (target, source) probe per pair of reached ids (n² lookups):
+  // walk each reached source's covering index and test the target against the set instead.
   const candidates = g.all(
-    `select r.id, r.source_id, r.target_id, r.confidence, r.updated_at from relations r
-     where r.source_id in (select value from json_each(?)) and r.status = 'active'
-       and r.valid_to is null`,
-    JSON.stringify([...reached.keys()]),
-  ).filter((row) => reached.has(Number(row.target_id)));
+    `select r.id, r.source_id, r.target_id, r.confidence from relations r
+     where r.source_id in (select value from json_each(?1))
+       and +r.target_id in (select value from json_each(?1))
+       and r.status = 'active' and r.valid_to is null`,
+    ids,
+  );
   const hop = (row: Record<string, unknown>) =>
     Math.min(reached.get(Number(row.source_id))!, reached.get(Number(row.target_id))!);
   candidates.sort((a, b) =>
     hop(a) - hop(b) || Number(b.confidence) - Number(a.confidence) ||
-    Number(b.updated_at) - Number(a.updated_at) || Number(b.id) - Number(a.id)
+    Number(b.id) - Number(a.id)
   );
   const picked = candidates.slice(0, limit);
   const relations = g.relations(picked.map((row) => Number(row.id)));
-  const ids = new Set<number>([...reached].filter(([, d]) => d === 0).map(([id]) => id));
-  for (const row of picked) ids.add(Number(row.source_id)).add(Number(row.target_id));
-  const entities = entitiesByIds(g, [...ids])
+  const touched = new Set<number>([...reached].filter(([, d]) => d === 0).map(([id]) => id));
+  for (const row of picked) touched.add(Number(row.source_id)).add(Number(row.target_id));
+  const entities = entitiesByIds(g, [...touched])
     .sort((a, b) => reached.get(a.id)! - reached.get(b.id)! || b.mentions - a.mentions);
   return { entities, relations };
 }

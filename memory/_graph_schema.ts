@@ -4,7 +4,11 @@
  * are single-valued (a new value closes the old one instead of contradicting it).
  */
 
-/** Ordered migrations; never edit a shipped one, append a new one. */
+/**
+ * Ordered migrations; never edit a shipped one, append a new one. The walk's two partial
+ * indexes carry every column BFS and ranking read (status and valid_to too), so both run on
+ * covering indexes without touching the relations table.
+ */
 export const GRAPH_MIGRATIONS: readonly string[] = [
   `create table entities (
      id integer primary key,
@@ -55,9 +59,9 @@ export const GRAPH_MIGRATIONS: readonly string[] = [
      created_at integer not null,
      updated_at integer not null
    );
-   create index relations_out on relations(source_id, target_id)
+   create index relations_out on relations(source_id, target_id, confidence, status, valid_to)
      where status = 'active' and valid_to is null;
-   create index relations_in on relations(target_id, source_id)
+   create index relations_in on relations(target_id, source_id, confidence, status, valid_to)
      where status = 'active' and valid_to is null;
    create index relations_source_all on relations(source_id);
    create index relations_target_all on relations(target_id);

@@ -24,7 +24,12 @@ import {
   type Triple,
 } from "../core/mod.ts";
 import { openDatabase, withTransaction } from "./sqlite.ts";
-import { DEFAULT_ENTITY_TYPE, GRAPH_MIGRATIONS, normalizeName } from "./_graph_schema.ts";
+import {
+  DEFAULT_ENTITY_TYPE,
+  displayName,
+  GRAPH_MIGRATIONS,
+  normalizeName,
+} from "./_graph_schema.ts";
 import { GraphSql } from "./_graph_rows.ts";
 import { commitTriples } from "./_graph_commit.ts";
 import { around, entitiesByIds, keywordSeeds, overview, walk } from "./_graph_recall.ts";
@@ -61,7 +66,7 @@ export interface GraphStats {
   sentences: number;
 }
 
-/** Rows for GraphDB.bulkInsert: relations name their endpoints by index into `entities`. */
+/** Rows for GraphDB.bulkEntities and bulkRelations (relations name entity ids). */
 export interface BulkGraph {
   entities: { name: string; type?: string; mentions?: number }[];
   relations: { source: number; target: number; type: string; validFrom: number }[];
@@ -220,34 +225,41 @@ export class GraphDB implements GraphStore {
   }
 
   /**
-   * Insert many new entities and relations in one transaction, without de-duplication or
-   * superseding (imports of a known-clean graph, benchmarks). Throws on a duplicate name.
+   * Insert many new entities in one transaction, without de-duplication (imports of a
+   * known-clean graph, benchmarks); returns their ids in order. Throws on an existing name.
    */
-  bulkInsert(graph: BulkGraph): void {
+  bulkEntities(entities: BulkGraph["entities"]): number[] {
     const now = BigInt(this.#o.clock.now());
-    withTransaction(this.#g.db, () => {
-      const ids: bigint[] = [];
-      const entity = this.#g.sql(
+    return withTransaction(this.#g.db, () => {
+      const insert = this.#g.sql(
         `insert into entities (name, norm, type, mentions, created_at, updated_at)
          values (?, ?, ?, ?, ?, ?) returning id`,
       );
-      for (const e of graph.entities) {
-        const row = entity.get(
-          e.name,
-          normalizeName(e.name),
-          e.type ?? DEFAULT_ENTITY_TYPE,
-          BigInt(e.mentions ?? 1),
-          now,
-          now,
-        );
-        ids.push(BigInt(Number(row!.id)));
-      }
-      const relation = this.#g.sql(
+      return entities.map((e) =>
+        Number(
+          insert.get(
+            displayName(e.name),
+            normalizeName(e.name),
+            e.type ?? DEFAULT_ENTITY_TYPE,
+            BigInt(e.mentions ?? 1),
+            now,
+            now,
+          )!.id,
+        )
+      );
+    });
+  }
+
+  /** Insert many relations between entity ids in one transaction, without superseding. */
+  bulkRelations(relations: BulkGraph["relations"]): void {
+    const now = BigInt(this.#o.clock.now());
+    withTransaction(this.#g.db, () => {
+      const insert = this.#g.sql(
         `insert into relations (source_id, target_id, type, valid_from, created_at, updated_at)
          values (?, ?, ?, ?, ?, ?)`,
       );
-      for (const r of graph.relations) {
-        relation.run(ids[r.source]!, ids[r.target]!, r.type, BigInt(r.validFrom), now, now);
+      for (const r of relations) {
+        insert.run(BigInt(r.source), BigInt(r.target), r.type, BigInt(r.validFrom), now, now);
       }
     });
   }

@@ -12,6 +12,7 @@ import { figures as wasmFigures } from "./wasm_bench.ts";
 import { figures as embedFigures } from "./embed_bench.ts";
 import { figures as schedulerFigures } from "./scheduler_bench.ts";
 import { figures as memoryFigures } from "./memory_bench.ts";
+import { figures as graphFigures } from "./graph_bench.ts";
 
 const ALL: Record<string, FigureFn> = {
   ...kernelFigures,
@@ -19,6 +20,7 @@ const ALL: Record<string, FigureFn> = {
   ...wasmFigures,
   ...schedulerFigures,
   ...memoryFigures,
+  ...graphFigures,
   ...embedFigures,
 };
 
