@@ -76,6 +76,7 @@ export class PluginProcess {
         const timer = options.clock.setTimer(ms, fn);
         return () => timer.cancel();
       },
+      now: () => options.clock.monotonic(),
     });
     this.#pumps.push(this.#pump(this.#child.stdout, (chunk) => this.#peer.receive(chunk)));
     this.#pumps.push(this.#pumpStderr());

@@ -70,7 +70,8 @@ export interface KernelClient {
 
 /** Where a plugin reads and writes frames; defaults to the process's stdin and stdout. */
 export interface PluginIo {
-  readable: ReadableStream<Uint8Array>;
+  /** Read into `buffer`; the byte count, or null at end of input. */
+  read(buffer: Uint8Array): Promise<number | null>;
   write(bytes: Uint8Array): void;
 }
 
@@ -240,15 +241,14 @@ export function createPlugin(options: CreatePluginOptions): PluginBuilder {
           running.delete(id);
         }
       };
-      const reader = io.readable.getReader();
+      const buffer = new Uint8Array(64 * 1024);
       try {
         for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          peer.receive(value);
+          const n = await io.read(buffer);
+          if (n === null) break;
+          peer.receive(buffer.subarray(0, n)); // the splitter copies what it keeps
         }
       } finally {
-        reader.releaseLock();
         peer.close();
       }
     },
@@ -270,7 +270,7 @@ function kernelClient(peer: JsonRpcPeer): KernelClient {
 /** The process's stdin and stdout; writes are synchronous so frames never interleave. */
 export function stdio(): PluginIo {
   return {
-    readable: Deno.stdin.readable,
+    read: (buffer) => Deno.stdin.read(buffer),
     write(bytes) {
       let written = 0;
       try {

@@ -32,6 +32,8 @@ export interface JsonRpcPeerOptions {
   maxFrameBytes?: number;
   /** Timer source for request timeouts (the host passes its Clock). */
   setTimer?: SetTimer;
+  /** Monotonic milliseconds, on the same clock as setTimer; default performance.now. */
+  now?: () => number;
 }
 
 /** Options of one request. */
@@ -43,6 +45,9 @@ export interface RequestOptions {
 interface Pending {
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** Deadline on the peer's clock, when the request has a timeout. */
+  deadline?: number;
+  onTimeout?: () => void;
   cancelTimer?: () => void;
 }
 
@@ -62,6 +67,8 @@ export class JsonRpcPeer {
   #flushScheduled = false;
   #closed: Error | undefined;
   #maxFrameBytes: number;
+  /** One sweep timer for every deadline: a timer per request costs more than the round trip. */
+  #sweep?: { at: number; cancel: () => void };
 
   constructor(options: JsonRpcPeerOptions) {
     this.#options = options;
@@ -90,14 +97,15 @@ export class JsonRpcPeer {
         reject(error);
       };
       if (options.timeoutMs !== undefined) {
-        const timer = this.#options.setTimer ?? defaultTimer;
-        entry.cancelTimer = timer(options.timeoutMs, () =>
+        entry.deadline = this.#now() + options.timeoutMs;
+        entry.onTimeout = () =>
           fail(
             new RpcError(
               ErrorCode.timeout,
               `Call "${method}" timed out after ${options.timeoutMs} ms`,
             ),
-          ));
+          );
+        this.#arm(entry.deadline);
       }
       if (options.signal) {
         const onAbort = () =>
@@ -134,10 +142,37 @@ export class JsonRpcPeer {
     });
   }
 
+  #now(): number {
+    return this.#options.now?.() ?? performance.now();
+  }
+
+  /** Make sure the sweep fires by `deadline`; an earlier armed sweep is kept. */
+  #arm(deadline: number): void {
+    if (this.#sweep && this.#sweep.at <= deadline) return;
+    this.#sweep?.cancel();
+    const delay = Math.max(0, deadline - this.#now());
+    const cancel = (this.#options.setTimer ?? defaultTimer)(delay, () => this.#expire());
+    this.#sweep = { at: deadline, cancel };
+  }
+
+  #expire(): void {
+    this.#sweep = undefined;
+    const now = this.#now();
+    let next = Infinity;
+    for (const entry of [...this.#pending.values()]) {
+      if (entry.deadline === undefined) continue;
+      if (entry.deadline <= now) entry.onTimeout?.();
+      else next = Math.min(next, entry.deadline);
+    }
+    if (next !== Infinity && !this.#closed) this.#arm(next);
+  }
+
   /** Reject every pending request with `error`; later requests reject at once. */
   close(error: Error = new RpcError(ErrorCode.internalError, "Connection closed")): void {
     if (this.#closed) return;
     this.#closed = error;
+    this.#sweep?.cancel();
+    this.#sweep = undefined;
     for (const [id, entry] of this.#pending) {
       this.#pending.delete(id);
       entry.cancelTimer?.();

@@ -13,6 +13,7 @@ import { figures as embedFigures } from "./embed_bench.ts";
 import { figures as schedulerFigures } from "./scheduler_bench.ts";
 import { figures as memoryFigures } from "./memory_bench.ts";
 import { figures as graphFigures } from "./graph_bench.ts";
+import { figures as pluginFigures } from "./plugin_bench.ts";
 
 const ALL: Record<string, FigureFn> = {
   ...kernelFigures,
@@ -22,6 +23,7 @@ const ALL: Record<string, FigureFn> = {
   ...memoryFigures,
   ...graphFigures,
   ...embedFigures,
+  ...pluginFigures,
 };
 
 function machine() {

@@ -28,6 +28,7 @@ function pair(maxFrameBytes?: number) {
     },
     onProtocolError: (message) => void errors.push(message),
     setTimer,
+    now: () => clock.monotonic(),
     maxFrameBytes,
   });
   b = new JsonRpcPeer({
@@ -39,6 +40,7 @@ function pair(maxFrameBytes?: number) {
       throw new RpcError(ErrorCode.methodNotFound, `Method "${method}" not found`);
     },
     setTimer,
+    now: () => clock.monotonic(),
   });
   return { a, b, sentByA, errors, clock };
 }
