@@ -12,7 +12,6 @@ import {
   ConfigRegistry,
   errorMessage,
   HomeAgentError,
-  InMemoryGraph,
   type Logger,
   dayOf,
   llmTools,
@@ -38,6 +37,7 @@ import {
   type HomePaths,
   homePaths,
   openMemory,
+  openMemoryInspector,
   readEmbeddingConfig,
   readPersona,
   registerMemoryDefaults,
@@ -75,6 +75,7 @@ Commands:
   status                        JSON status of the running daemon
   config get KEY | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
   plugin list | install FILE.hmap | uninstall NAME | reload NAME | enable NAME | disable NAME
+  memory stats | recall QUERY   JSON: memory sizes, or what recall finds for QUERY
   eval memory --corpus F --questions F [--k 5,10] [--run-out F]
                                 retrieval evaluation over a fresh memory (docs/memory.md)
 
@@ -122,6 +123,8 @@ async function main(args: string[]): Promise<number> {
       return await config(home, rest, values.reveal ?? false);
     case "plugin":
       return await plugin(home, rest);
+    case "memory":
+      return await memoryCommand(home, rest);
     case "eval":
       return await evaluate(home, rest, values);
     default:
@@ -196,7 +199,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   });
   late.tools = () => agent.allTools();
   // Residents, children and backlog triage (docs/scheduler.md). Residents read through and
-  // reclaim into an in-memory graph until the graph tier (memory/graph.db) is wired here.
+  // reclaim into the graph tier (memory/graph.db) through the GraphMemory port.
   const helpers = {
     clock: systemClock,
     logger: logger.child({ component: "helpers" }),
@@ -206,7 +209,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   const residents = new ResidentPool({
     ...helpers,
     parent: agent,
-    graph: new InMemoryGraph({ clock: systemClock }),
+    graph: memory.graph.graph,
     parentTools: () => agent.allTools(),
   });
   agent.tools.register(residentAgentsTool(residents), "core");
@@ -441,6 +444,38 @@ async function evaluate(
     });
     console.log(JSON.stringify(result, null, 2));
     return 0;
+  } finally {
+    store.close();
+  }
+}
+
+/** `memory stats` and `memory recall QUERY`: the home's stores opened directly, JSON out. */
+async function memoryCommand(home: string, args: string[]): Promise<number> {
+  const [action, ...queryParts] = args;
+  const query = queryParts.join(" ").trim();
+  if (action !== "stats" && action !== "recall") {
+    throw new UsageError("Usage: homeagent memory stats | recall QUERY");
+  }
+  if (action === "recall" && query === "") {
+    throw new UsageError("Usage: homeagent memory recall QUERY");
+  }
+  const paths = await ensureHome(home);
+  const logger = createJsonLogger({ level: "warn" });
+  const { store, registry } = openConfig(paths, logger);
+  try {
+    const memory = await openMemoryInspector({
+      paths,
+      config: registry,
+      clock: systemClock,
+      logger,
+    });
+    try {
+      const report = action === "stats" ? await memory.stats() : await memory.recall(query);
+      console.log(JSON.stringify(report, null, 2));
+      return 0;
+    } finally {
+      memory.close();
+    }
   } finally {
     store.close();
   }

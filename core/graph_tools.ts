@@ -216,13 +216,13 @@ function editTool(store: GraphStore): RegisteredTool {
       const hasEntity = args.entity !== undefined, hasRelation = args.relation_id !== undefined;
       if (hasEntity === hasRelation) return error(`Give exactly one of "entity" or "relation_id"`);
       if (hasEntity) {
-        if (args.name === undefined && args.type === undefined) {
-          return error(`Editing entity "${args.entity}" needs "name" or "type"`);
-        }
         const stray = ["predicate", "object", "confidence", "status", "close"]
           .filter((k) => args[k] !== undefined);
         if (stray.length > 0) {
           return error(`${stray.join(", ")} apply to a relation, not an entity`);
+        }
+        if (args.name === undefined && args.type === undefined) {
+          return error(`Editing entity "${args.entity}" needs "name" or "type"`);
         }
         const e = await store.editEntity(String(args.entity), {
           name: optionalString(args.name),
