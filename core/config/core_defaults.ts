@@ -2,6 +2,7 @@
 import { z } from "zod";
 import type { ConfigRegistry } from "./registry.ts";
 import { parseOrder } from "./_sources.ts";
+import { registerMemoryLoopDefaults } from "./memory_defaults.ts";
 
 const NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -32,6 +33,7 @@ const adapterName = z.string().refine(
  * patterns. Throws TypeError when called twice on the same registry.
  */
 export function registerCoreDefaults(registry: ConfigRegistry): void {
+  registerMemoryLoopDefaults(registry);
   registry.define({
     key: "core.agent.max_tool_turns",
     schema: z.int().min(1).max(100),
