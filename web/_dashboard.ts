@@ -1,0 +1,183 @@
+/**
+ * The dashboard's data: settings, memory (graph, documents, context window), knowledge,
+ * plugins, LLM sources and residents. Each part answers 501 when its port is not wired.
+ */
+import type { Env, Hono } from "hono";
+import { z } from "zod";
+import type { ConfigEntry, GraphRecall } from "../core/mod.ts";
+import type { WebDeps } from "./ports.ts";
+import { HttpError, notWired, parseBody } from "./_http.ts";
+
+/** The .hmap upload route (it has a larger body limit). */
+export const UPLOAD_PATH = "/api/v1/plugins/upload";
+
+const SettingBody = z.union([
+  z.object({ value: z.unknown() }).refine((b) => "value" in b, "value is required"),
+  z.object({ text: z.string().max(100_000) }),
+  z.object({ unset: z.literal(true) }),
+]);
+const RelationBody = z.object({
+  type: z.string().min(1).max(200).optional(),
+  target: z.string().min(1).max(500).optional(),
+  confidence: z.number().min(0).max(1).optional(),
+  status: z.enum(["active", "deleted"]).optional(),
+  close: z.boolean().optional(),
+});
+const KnowledgeBody = z.object({
+  name: z.string().regex(/^[\p{L}\p{N}_.-]{1,80}$/u, "name: letters, digits, _ . - (1–80)"),
+  content: z.string().min(1).max(500_000),
+});
+const NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/i;
+
+/** The type the settings page edits a key as, from its default. */
+export function settingType(entry: ConfigEntry): "boolean" | "number" | "string" | "json" {
+  const t = typeof entry.default;
+  return t === "boolean" || t === "number" || t === "string" ? t : "json";
+}
+
+/** Mount the dashboard routes on `app`. */
+export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void {
+  const settings = () =>
+    deps.settings ?? (() => {
+      throw notWired("settings registry");
+    })();
+  const memory = () =>
+    deps.memory ?? (() => {
+      throw notWired("memory view");
+    })();
+  const knowledge = () =>
+    deps.knowledge ?? (() => {
+      throw notWired("knowledge base");
+    })();
+  const plugins = () =>
+    deps.plugins ?? (() => {
+      throw notWired("plugin registry");
+    })();
+
+  app.get("/api/v1/settings", (c) => {
+    const entries = settings().list(c.req.query("prefix") ?? "");
+    return c.json({ settings: entries.map((e) => ({ ...e, type: settingType(e) })) });
+  });
+  app.put("/api/v1/settings/:key", async (c) => {
+    const key = c.req.param("key");
+    const body = await parseBody(c, SettingBody);
+    if ("unset" in body) settings().unset(key);
+    else if ("text" in body) settings().setFromText(key, body.text);
+    else settings().set(key, body.value);
+    const entry = settings().list(key).find((e) => e.key === key);
+    return c.json({ setting: entry && { ...entry, type: settingType(entry) } });
+  });
+
+  app.get("/api/v1/memory/graph", async (c) => {
+    const q = (c.req.query("q") ?? "").trim();
+    const limit = clampInt(c.req.query("limit"), 150, 1, 500);
+    const keywords = q === "" ? [] : q.split(/[\s,，]+/).filter((k) => k !== "");
+    const recall = await memory().graph.recall({ keywords, depth: q === "" ? 1 : 2, limit });
+    return c.json(withEndpoints(recall));
+  });
+  app.get("/api/v1/memory/entities/:name", async (c) => {
+    const name = c.req.param("name");
+    const entity = await memory().graph.entity(name);
+    if (!entity) throw new HttpError(404, "not_found", `No entity "${name}"`);
+    const relations = await memory().graph.history(entity.name, { limit: 200 });
+    return c.json({ entity, relations });
+  });
+  app.delete("/api/v1/memory/entities/:name", async (c) => {
+    return c.json(await memory().graph.deleteEntity(c.req.param("name")));
+  });
+  app.patch("/api/v1/memory/relations/:id", async (c) => {
+    const patch = await parseBody(c, RelationBody);
+    return c.json({
+      relation: await memory().graph.editRelation(relationId(c.req.param("id")), patch),
+    });
+  });
+  app.delete("/api/v1/memory/relations/:id", async (c) => {
+    const relation = await memory().graph.editRelation(relationId(c.req.param("id")), {
+      status: "deleted",
+    });
+    return c.json({ relation });
+  });
+  app.get("/api/v1/memory/documents", async (c) => {
+    const query = (c.req.query("q") ?? "").trim();
+    const limit = clampInt(c.req.query("limit"), 50, 1, 500);
+    return c.json({ documents: await memory().documents({ query: query || undefined, limit }) });
+  });
+  app.get("/api/v1/memory/context", async (c) => {
+    const q = (c.req.query("q") ?? "").trim();
+    return c.json(await memory().context(q === "" ? undefined : q));
+  });
+
+  app.get("/api/v1/knowledge", async (c) => c.json({ entries: await knowledge().list() }));
+  app.get("/api/v1/knowledge/:name", async (c) => {
+    const name = c.req.param("name");
+    const entry = await knowledge().get(name);
+    if (!entry) throw new HttpError(404, "not_found", `No knowledge entry "${name}"`);
+    return c.json({ entry });
+  });
+  app.post("/api/v1/knowledge", async (c) => {
+    const body = await parseBody(c, KnowledgeBody);
+    return c.json({ entry: await knowledge().create(body.name, body.content) }, 201);
+  });
+
+  app.get("/api/v1/plugins", (c) => c.json({ plugins: plugins().list() }));
+  app.post(UPLOAD_PATH, async (c) => {
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    if (bytes.length === 0) {
+      throw new HttpError(400, "bad_request", "Upload a .hmap file as the body");
+    }
+    return c.json({ plugin: await plugins().install(bytes) }, 201);
+  });
+  app.post("/api/v1/plugins/:name/:action", async (c) => {
+    const name = c.req.param("name");
+    if (!NAME.test(name)) throw new HttpError(400, "bad_request", `Bad plugin name "${name}"`);
+    const port = plugins();
+    switch (c.req.param("action")) {
+      case "enable":
+        return c.json({ plugin: await port.enable(name) });
+      case "disable":
+        return c.json({ plugin: await port.disable(name) });
+      case "reload":
+        return c.json({ plugin: await port.reload(name) });
+      default:
+        throw new HttpError(404, "not_found", "Plugin actions are enable, disable and reload");
+    }
+  });
+
+  app.get("/api/v1/llm", (c) => {
+    if (!deps.llm) throw notWired("LLM source list");
+    return c.json({ sources: deps.llm.sources(), usage: deps.llm.usage() });
+  });
+  app.get("/api/v1/agents", (c) => {
+    if (!deps.agents) throw notWired("resident list");
+    return c.json({ residents: deps.agents.list() });
+  });
+}
+
+/** Relations plus every entity they touch, so the page can draw each edge. */
+function withEndpoints(recall: GraphRecall): GraphRecall {
+  const names = new Set(recall.entities.map((e) => e.name));
+  const extra = new Map<string, GraphRecall["entities"][number]>();
+  let next = -1;
+  for (const r of recall.relations) {
+    for (const name of [r.source, r.target]) {
+      if (names.has(name) || extra.has(name)) continue;
+      extra.set(name, { id: next--, name, type: "", mentions: 0, createdAt: 0, updatedAt: 0 });
+    }
+  }
+  return { entities: [...recall.entities, ...extra.values()], relations: recall.relations };
+}
+
+function relationId(text: string): number {
+  const id = Number(text);
+  if (!Number.isInteger(id) || id < 1) {
+    throw new HttpError(400, "bad_request", `Bad relation id "${text}"`);
+  }
+  return id;
+}
+
+function clampInt(text: string | undefined, fallback: number, min: number, max: number): number {
+  const n = Number(text);
+  return text === undefined || !Number.isFinite(n)
+    ? fallback
+    : Math.min(max, Math.max(min, Math.trunc(n)));
+}

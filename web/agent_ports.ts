@@ -1,0 +1,73 @@
+/** Ports of the web app built from the kernel's own objects (used by main.ts and tests). */
+import {
+  type Agent,
+  type ConfigRegistry,
+  EPHEMERAL_META,
+  type GraphStore,
+  NO_TOOLS_META,
+  type RelevanceContext,
+} from "../core/mod.ts";
+import type { ChatPort, ContextView, EventsPort, MemoryPort, SettingsPort } from "./ports.ts";
+
+/** Chat through `agent.injectInput` from source "web"; the web flags become `Input.meta`. */
+export function agentChatPort(agent: Agent): ChatPort {
+  return {
+    inject: (request) =>
+      agent.injectInput("web", request.text, {
+        channel: request.channel,
+        onReply: request.onReply,
+        meta: {
+          ...(request.ephemeral ? { [EPHEMERAL_META]: true } : {}),
+          ...(request.noTools ? { [NO_TOOLS_META]: true } : {}),
+        },
+      }),
+    stop: () => ({ wasRunning: agent.stop().wasRunning }),
+  };
+}
+
+/** Every event of the agent's bus. */
+export function agentEventsPort(agent: Agent): EventsPort {
+  return (handler) => agent.events.subscribe("*", handler);
+}
+
+/** The settings page over a ConfigRegistry (secrets stay masked). */
+export function registrySettingsPort(registry: ConfigRegistry): SettingsPort {
+  return {
+    list: (prefix) => registry.list(prefix ?? ""),
+    set: (key, value) => registry.set(key, value),
+    setFromText: (key, text) => registry.setFromText(key, text),
+    unset: (key) => registry.unset(key),
+  };
+}
+
+/** The parts of the memory tiers the memory view reads. */
+export interface MemoryParts {
+  graph: GraphStore;
+  /** The working window; scores need a RelevanceContext, a plain window shows none. */
+  context: Pick<RelevanceContext, "events"> & Partial<Pick<RelevanceContext, "scores">>;
+  documents: MemoryPort["documents"];
+}
+
+/** The memory port over the tiers' objects. */
+export function memoryPort(parts: MemoryParts): MemoryPort {
+  return {
+    graph: parts.graph,
+    documents: parts.documents,
+    async context(query) {
+      const events = parts.context.events();
+      const last = events.at(-1);
+      const q = query ?? (last?.input ?? last?.response ?? "");
+      const scores = q !== "" && parts.context.scores ? await parts.context.scores(q) : [];
+      const views: ContextView[] = events.map((e, i) => ({
+        id: e.id,
+        role: e.role,
+        source: e.source,
+        channel: e.channel,
+        text: [e.input, e.response].filter((x) => x !== undefined).join("\n"),
+        timestamp: e.timestamp,
+        ...(scores[i] !== undefined ? { score: scores[i] } : {}),
+      }));
+      return { query: q, events: views };
+    },
+  };
+}

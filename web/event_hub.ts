@@ -1,0 +1,190 @@
+/**
+ * The SSE fan-out: kernel events get ids and go into a replay ring and into one bounded queue
+ * per connected client. Publishing only appends to arrays, so a slow client never blocks the
+ * kernel; a client whose queue overflows loses it and is told `sync_required`.
+ */
+import type { Clock, KernelEvent, TimerHandle } from "../core/mod.ts";
+
+/** Kernel events the page sees; `custom` events stay inside the daemon. */
+const FORWARDED = new Set<string>([
+  "agent_llm_chain",
+  "content_delta",
+  "reasoning_delta",
+  "tool_call",
+  "stage",
+  "output",
+  "status",
+  "notice",
+  "preempted",
+  "resumed",
+  "provider_fallback",
+  "plugin_crashed",
+]);
+
+/** One message for a client: a numbered event, or the hub's own `sync_required` / `ping`. */
+export interface HubMessage {
+  /** Set on kernel events only. */
+  id?: number;
+  event: string;
+  /** JSON text. */
+  data: string;
+}
+
+/** Options of an EventHub. */
+export interface EventHubOptions {
+  clock: Clock;
+  /** Events kept for Last-Event-ID replay; default 200. */
+  ringSize?: number;
+  /** Messages one client may have waiting before it is dropped to sync_required; default 1000. */
+  clientBuffer?: number;
+  /** Heartbeat period; default 15 000 ms. */
+  heartbeatMs?: number;
+}
+
+/** A connected client; `next()` resolves undefined once it is closed. */
+export class HubClient {
+  #queue: HubMessage[] = [];
+  #waiter?: (message: HubMessage | undefined) => void;
+  #closed = false;
+  #limit: number;
+  #onClose: (client: HubClient) => void;
+  /** Times this client overflowed. */
+  dropped = 0;
+
+  constructor(limit: number, onClose: (client: HubClient) => void) {
+    this.#limit = limit;
+    this.#onClose = onClose;
+  }
+
+  /** Messages waiting. */
+  get buffered(): number {
+    return this.#queue.length;
+  }
+
+  /** Queue a message; on overflow the queue is replaced by one sync_required. */
+  push(message: HubMessage, lastId: number): void {
+    if (this.#closed) return;
+    if (this.#waiter) {
+      const waiter = this.#waiter;
+      this.#waiter = undefined;
+      waiter(message);
+      return;
+    }
+    if (this.#queue.length >= this.#limit) {
+      this.dropped++;
+      this.#queue = [syncRequired(lastId, "slow_client")];
+      return;
+    }
+    this.#queue.push(message);
+  }
+
+  /** The next message, waiting for one; undefined after close(). */
+  next(): Promise<HubMessage | undefined> {
+    if (this.#queue.length > 0) return Promise.resolve(this.#queue.shift());
+    if (this.#closed) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.#waiter = resolve);
+  }
+
+  /** Disconnect: pending next() resolves undefined and the hub forgets the client. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#queue = [];
+    this.#waiter?.(undefined);
+    this.#waiter = undefined;
+    this.#onClose(this);
+  }
+}
+
+function syncRequired(lastId: number, reason: string): HubMessage {
+  return { event: "sync_required", data: JSON.stringify({ lastId, reason }) };
+}
+
+/** Numbers kernel events, keeps the replay ring and fans out to clients. */
+export class EventHub {
+  #ring: HubMessage[] = [];
+  #lastId = 0;
+  #clients = new Set<HubClient>();
+  #clock: Clock;
+  #ringSize: number;
+  #clientBuffer: number;
+  #heartbeatMs: number;
+  #timer?: TimerHandle;
+
+  constructor(options: EventHubOptions) {
+    this.#clock = options.clock;
+    this.#ringSize = options.ringSize ?? 200;
+    this.#clientBuffer = options.clientBuffer ?? 1000;
+    this.#heartbeatMs = options.heartbeatMs ?? 15_000;
+  }
+
+  /** Id of the newest event (0 before any). */
+  get lastId(): number {
+    return this.#lastId;
+  }
+
+  /** Connected clients. */
+  get clients(): number {
+    return this.#clients.size;
+  }
+
+  /** Take one kernel event (the EventBus subscriber). Never throws, never waits. */
+  publish(event: KernelEvent): void {
+    if (!FORWARDED.has(event.type)) return;
+    const message: HubMessage = {
+      id: ++this.#lastId,
+      event: event.type,
+      data: JSON.stringify(event),
+    };
+    this.#ring.push(message);
+    if (this.#ring.length > this.#ringSize) this.#ring.shift();
+    for (const client of this.#clients) client.push(message, this.#lastId);
+  }
+
+  /**
+   * Connect a client. With `lastEventId`, the events after it are replayed from the ring, or
+   * the client first gets `sync_required` when that id has fallen out (or is unknown).
+   */
+  connect(lastEventId?: string | null): HubClient {
+    const client = new HubClient(this.#clientBuffer, (c) => this.#disconnect(c));
+    if (lastEventId !== undefined && lastEventId !== null && lastEventId !== "") {
+      const after = Number(lastEventId);
+      const oldest = this.#ring[0]?.id ?? this.#lastId + 1;
+      if (!Number.isInteger(after) || after > this.#lastId || after < oldest - 1) {
+        client.push(syncRequired(this.#lastId, "replay_gap"), this.#lastId);
+      } else {
+        for (const message of this.#ring) {
+          if (message.id! > after) client.push(message, this.#lastId);
+        }
+      }
+    }
+    this.#clients.add(client);
+    if (!this.#timer) this.#schedule();
+    return client;
+  }
+
+  /** Disconnect every client and stop the heartbeat. */
+  close(): void {
+    for (const client of [...this.#clients]) client.close();
+    this.#timer?.cancel();
+    this.#timer = undefined;
+  }
+
+  #disconnect(client: HubClient): void {
+    this.#clients.delete(client);
+    if (this.#clients.size === 0) {
+      this.#timer?.cancel();
+      this.#timer = undefined;
+    }
+  }
+
+  /** The heartbeat runs only while someone listens, so an idle hub holds no timer. */
+  #schedule(): void {
+    this.#timer = this.#clock.setTimer(this.#heartbeatMs, () => {
+      this.#timer = undefined;
+      const ping: HubMessage = { event: "ping", data: JSON.stringify({ t: this.#clock.now() }) };
+      for (const client of this.#clients) client.push(ping, this.#lastId);
+      if (this.#clients.size > 0) this.#schedule();
+    });
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * What the web app needs from the daemon (DESIGN.md §6). main.ts builds these ports from the
+ * Agent, the ConfigRegistry, the memory tiers, the plugin registry and the providers; tests pass
+ * fakes. An optional port left out makes its routes answer 501 with a clear message.
+ */
+import type {
+  Clock,
+  ConfigEntry,
+  GraphEntity,
+  GraphRecall,
+  GraphRelation,
+  KernelEvent,
+  Logger,
+  RelationPatch,
+  Reply,
+  ResidentSummary,
+} from "../core/mod.ts";
+
+/** One chat input as the web injects it. */
+export interface ChatInjectRequest {
+  text: string;
+  channel: string;
+  /** Keep the input and its reply out of the context window (and so out of memory). */
+  ephemeral?: boolean;
+  /** Answer without tools (the OpenAI-compatible endpoint). */
+  noTools?: boolean;
+  /** Receives the one terminal reply. */
+  onReply(reply: Reply): void;
+}
+
+/** Outcome of an injection. */
+export interface ChatInjectResult {
+  accepted: boolean;
+  inputId: string;
+  reason?: string;
+}
+
+/** Chat with the kernel. */
+export interface ChatPort {
+  /** Queue an input; a refused input still gets its reply through `onReply`. */
+  inject(request: ChatInjectRequest): ChatInjectResult;
+  /** The owner's stop: cancel the running turn; waiting inputs are answered "stopped". */
+  stop(): { wasRunning: boolean };
+}
+
+/** The kernel's event bus, subscribe-only: returns the unsubscribe function. */
+export type EventsPort = (handler: (event: KernelEvent) => void) => () => void;
+
+/** The ConfigRegistry as the settings page uses it. Setters throw ConfigError when refused. */
+export interface SettingsPort {
+  list(prefix?: string): ConfigEntry[];
+  set(key: string, value: unknown): void;
+  /** Parse `text` per the key's type (number, true/false, JSON or plain text), then set. */
+  setFromText(key: string, text: string): void;
+  unset(key: string): void;
+}
+
+/** The part of the graph store the memory view reads and edits (core GraphStore contract). */
+export interface GraphPort {
+  recall(query: { keywords: readonly string[]; depth?: number; limit?: number }): Promise<
+    GraphRecall
+  >;
+  entity(name: string): Promise<GraphEntity | undefined>;
+  history(name: string, options?: { limit?: number }): Promise<GraphRelation[]>;
+  editRelation(id: number, patch: RelationPatch): Promise<GraphRelation>;
+  deleteEntity(name: string): Promise<{ relations: number }>;
+}
+
+/** A document as the memory view lists it. */
+export interface DocumentView {
+  id: string;
+  summary: string;
+  content?: string;
+  source?: string;
+  createdAt: number;
+  accessCount?: number;
+  score?: number;
+}
+
+/** A context-window event with its relevance to the query. */
+export interface ContextView {
+  id: string;
+  role: string;
+  source: string;
+  channel: string;
+  text: string;
+  timestamp: number;
+  score?: number;
+}
+
+/** Memory tiers for the dashboard. */
+export interface MemoryPort {
+  graph: GraphPort;
+  documents(options: { query?: string; limit: number }): Promise<DocumentView[]>;
+  /** The working window, oldest first, scored against `query` (default: the newest event). */
+  context(query?: string): Promise<{ query: string; events: ContextView[] }>;
+}
+
+/** One knowledge-base entry. */
+export interface KnowledgeEntry {
+  name: string;
+  title?: string;
+  content?: string;
+  updatedAt?: number;
+}
+
+/** The knowledge base. */
+export interface KnowledgePort {
+  list(): Promise<KnowledgeEntry[]>;
+  /** Undefined when there is no such entry. */
+  get(name: string): Promise<KnowledgeEntry | undefined>;
+  create(name: string, content: string): Promise<KnowledgeEntry>;
+}
+
+/** A plugin as the dashboard shows it. */
+export interface PluginView {
+  name: string;
+  kind?: string;
+  version?: string;
+  state: string;
+  error?: string;
+  tools?: string[];
+  channels?: string[];
+}
+
+/** The plugin registry. Each call may throw PluginError (shown as 400) or HomeAgentError. */
+export interface PluginsPort {
+  list(): PluginView[];
+  enable(name: string): Promise<PluginView>;
+  disable(name: string): Promise<PluginView>;
+  reload(name: string): Promise<PluginView>;
+  /** Install a .hmap package (a zip with plugin.json at its root). */
+  install(bytes: Uint8Array): Promise<PluginView>;
+}
+
+/** Token usage of one source on one day. */
+export interface UsageRow {
+  source: string;
+  day: string;
+  promptTokens: number;
+  completionTokens: number;
+  calls: number;
+}
+
+/** One LLM source and its health (a subset of core SourceHealth; extra fields pass through). */
+export interface SourceView {
+  name: string;
+  adapter: string;
+  model: string;
+  state: string;
+  lastError?: string;
+  calls: number;
+  failures: number;
+}
+
+/** LLM sources with their health and token usage. */
+export interface LlmPort {
+  sources(): SourceView[];
+  /** Usage rows, newest day first; empty when no ledger is kept. */
+  usage(): UsageRow[];
+}
+
+/** Resident agents. */
+export interface AgentsPort {
+  list(): ResidentSummary[];
+}
+
+/** Everything createApp takes. */
+export interface WebDeps {
+  /** The access token (core.web.token). */
+  token: string;
+  clock: Clock;
+  logger?: Logger;
+  status(): unknown;
+  chat: ChatPort;
+  events: EventsPort;
+  settings?: SettingsPort;
+  memory?: MemoryPort;
+  knowledge?: KnowledgePort;
+  plugins?: PluginsPort;
+  llm?: LlmPort;
+  agents?: AgentsPort;
+  /** SSE tuning (tests and benchmarks). */
+  sse?: { ringSize?: number; clientBuffer?: number; heartbeatMs?: number };
+  /** Name reported by GET /v1/models; default "homeagent". */
+  modelName?: string;
+}

@@ -1,0 +1,152 @@
+/** UI text in English and Chinese; the language follows navigator.language until toggled. */
+import { signal } from "@preact/signals";
+
+const EN = {
+  title: "HomeAgent",
+  chat: "Chat",
+  memory: "Memory",
+  knowledge: "Knowledge",
+  settings: "Settings",
+  plugins: "Plugins",
+  llm: "LLM sources",
+  agents: "Residents",
+  send: "Send",
+  stop: "Stop",
+  placeholder: "Say something…",
+  loginTitle: "Log in",
+  loginHint: "Paste the access token that `homeagent serve` printed.",
+  token: "Access token",
+  login: "Log in",
+  badToken: "Wrong token",
+  tooMany: "Too many failed attempts; try again later",
+  idle: "idle",
+  busy: "working",
+  reasoning: "Reasoning",
+  tools: "Tool calls",
+  phase: "Phase",
+  stopped: "Stopped",
+  error: "Error",
+  graph: "Graph",
+  documents: "Documents",
+  context: "Context window",
+  search: "Search",
+  sentences: "Facts and sentences",
+  edit: "Edit",
+  save: "Save",
+  cancel: "Cancel",
+  delete: "Delete",
+  retire: "Retire entity",
+  predicate: "Predicate",
+  target: "Target",
+  score: "Score",
+  query: "Query",
+  noData: "Nothing yet.",
+  create: "Create",
+  name: "Name",
+  content: "Content",
+  filter: "Filter keys",
+  saved: "Saved",
+  reset: "Reset to default",
+  enable: "Enable",
+  disable: "Disable",
+  reload: "Reload",
+  upload: "Upload .hmap",
+  state: "State",
+  calls: "Calls",
+  failures: "Failures",
+  lastError: "Last error",
+  usage: "Token usage",
+  day: "Day",
+  prompt: "Prompt",
+  completion: "Completion",
+  notAvailable: "Not available",
+  resync: "Reconnected; some live events were missed.",
+  clickNode: "Click an entity to see its facts.",
+  refresh: "Refresh",
+};
+
+/** The text keys. */
+export type TextKey = keyof typeof EN;
+
+const ZH: Record<TextKey, string> = {
+  title: "HomeAgent",
+  chat: "对话",
+  memory: "记忆",
+  knowledge: "知识库",
+  settings: "设置",
+  plugins: "插件",
+  llm: "模型来源",
+  agents: "常驻助手",
+  send: "发送",
+  stop: "停止",
+  placeholder: "说点什么…",
+  loginTitle: "登录",
+  loginHint: "粘贴 `homeagent serve` 打印的访问令牌。",
+  token: "访问令牌",
+  login: "登录",
+  badToken: "令牌错误",
+  tooMany: "失败次数过多，请稍后再试",
+  idle: "空闲",
+  busy: "工作中",
+  reasoning: "推理过程",
+  tools: "工具调用",
+  phase: "阶段",
+  stopped: "已停止",
+  error: "错误",
+  graph: "知识图谱",
+  documents: "文档",
+  context: "上下文窗口",
+  search: "搜索",
+  sentences: "事实与原句",
+  edit: "编辑",
+  save: "保存",
+  cancel: "取消",
+  delete: "删除",
+  retire: "停用实体",
+  predicate: "关系",
+  target: "目标",
+  score: "相关度",
+  query: "查询",
+  noData: "暂无内容。",
+  create: "新建",
+  name: "名称",
+  content: "内容",
+  filter: "筛选键名",
+  saved: "已保存",
+  reset: "恢复默认",
+  enable: "启用",
+  disable: "停用",
+  reload: "重新加载",
+  upload: "上传 .hmap",
+  state: "状态",
+  calls: "调用",
+  failures: "失败",
+  lastError: "最近错误",
+  usage: "Token 用量",
+  day: "日期",
+  prompt: "输入",
+  completion: "输出",
+  notAvailable: "暂不可用",
+  resync: "已重新连接，部分实时事件已丢失。",
+  clickNode: "点击实体查看它的事实。",
+  refresh: "刷新",
+};
+
+/** "en" or "zh". */
+export const lang = signal<"en" | "zh">(
+  (localStorage.getItem("homeagent.lang") ?? navigator.language).toLowerCase().startsWith("zh")
+    ? "zh"
+    : "en",
+);
+
+/** Switch language and remember the choice. */
+export function toggleLang(): void {
+  lang.value = lang.value === "zh" ? "en" : "zh";
+  localStorage.setItem("homeagent.lang", lang.value);
+  document.documentElement.lang = lang.value === "zh" ? "zh-CN" : "en";
+}
+
+/** The text of `key` in the current language. */
+export function t(key: TextKey): string {
+  return (lang.value === "zh" ? ZH : EN)[key];
+}

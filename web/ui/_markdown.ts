@@ -1,0 +1,9 @@
+/** Markdown to sanitised HTML (marked, then DOMPurify). */
+import { marked } from "marked";
+import DOMPurify from "dompurify";
+
+/** Render `text` as Markdown and strip anything active (scripts, handlers, javascript: links). */
+export function renderMarkdown(text: string): string {
+  const html = marked.parse(text, { async: false, gfm: true, breaks: true }) as string;
+  return DOMPurify.sanitize(html);
+}
