@@ -10,11 +10,12 @@ import {
   Agent,
   BacklogTriage,
   ConfigRegistry,
+  dayOf,
   errorMessage,
   HomeAgentError,
-  type Logger,
-  dayOf,
   llmTools,
+  type Logger,
+  type MemoryDocument,
   ProviderManager,
   registerCoreDefaults,
   type RegisteredTool,
@@ -23,8 +24,8 @@ import {
   spawnChildTool,
 } from "./core/mod.ts";
 import {
-  createJsonLogger,
   bundledAdapters,
+  createJsonLogger,
   createProviderFactory,
   installBundledAdapters,
   LuaAdapterRuntime,
@@ -41,11 +42,11 @@ import {
   readEmbeddingConfig,
   readPersona,
   registerMemoryDefaults,
-  SqliteUsageStore,
   resolveHome,
   runMemoryEval,
   selectEmbedder,
   SqliteConfigStore,
+  SqliteUsageStore,
 } from "./memory/mod.ts";
 import {
   chatOnce,
@@ -61,7 +62,16 @@ import {
   registerPluginDefaults,
   runRepl,
 } from "./plugins/mod.ts";
-import { createApp } from "./web/mod.ts";
+import {
+  agentChatPort,
+  agentEventsPort,
+  bindRefusal,
+  createApp,
+  type DocumentView,
+  EventHub,
+  memoryPort,
+  registrySettingsPort,
+} from "./web/mod.ts";
 
 /** A usage error: exit code 2. */
 class UsageError extends Error {}
@@ -156,11 +166,16 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`Invalid --port "${portFlag}": expected an integer 0-65535`);
   }
+  const refusal = bindRefusal(host, token);
+  if (refusal) throw new UsageError(refusal);
 
   // Lua adapters (docs/adapters.md): bundled scripts copied to <home>/adapters, edits there win.
   const adapterDir = join(paths.root, "adapters");
   await installBundledAdapters(adapterDir, bundledAdapters, logger);
-  const lua = new LuaAdapterRuntime({ logger: logger.child({ component: "lua" }), dir: adapterDir });
+  const lua = new LuaAdapterRuntime({
+    logger: logger.child({ component: "lua" }),
+    dir: adapterDir,
+  });
   const usage = new SqliteUsageStore({ path: join(paths.root, "usage.db") });
   const providers = new ProviderManager({
     clock: systemClock,
@@ -260,12 +275,39 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
       createCliPlugin({ socketPath: paths.socket, statusReport, plugins: pluginControl(plugins) }),
   );
   await plugins.load();
+  // The web app (web/): its SSE hub is closed before the server so open streams end.
+  const hub = new EventHub({ clock: systemClock });
+  const unsubscribeHub = agent.events.subscribe("*", (event) => hub.publish(event));
   const app = createApp({
     token,
+    clock: systemClock,
+    logger: logger.child({ component: "web" }),
     status: statusReport,
-    chat: (text, channel, onReply) => agent.injectInput("web", text, { channel, onReply }),
-  });
-  const server = Deno.serve({ hostname: host, port, onListen: () => {} }, app.fetch);
+    chat: agentChatPort(agent),
+    events: agentEventsPort(agent),
+    settings: registrySettingsPort(registry),
+    memory: memoryPort({
+      graph: memory.graph.graph,
+      context: memory.context,
+      documents: (options) => listDocuments(memory.documents, options),
+    }),
+    plugins: {
+      list: () => plugins.list(),
+      enable: (name) => plugins.enable(name),
+      disable: (name) => plugins.disable(name),
+      reload: (name) => plugins.reload(name),
+      install: (bytes) => plugins.install(bytes),
+    },
+    llm: {
+      sources: () => providers.health(),
+      usage: () => usage.range(dayOf(Date.now() - 6 * 86_400_000), dayOf(Date.now())).reverse(),
+    },
+    agents: { list: () => residents.list() },
+  }, { hub });
+  const server = Deno.serve(
+    { hostname: host, port, onListen: () => {} },
+    (request, info) => app.fetch(request, { remoteAddr: info.remoteAddr }),
+  );
   await Deno.writeTextFile(paths.pidFile, `${Deno.pid}\n`);
   const shown = host.includes(":") ? `[${host}]` : host;
   console.log(`http://${shown}:${server.addr.port}/?token=${token}`);
@@ -291,6 +333,8 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   await plugins.stopAll();
   await reembedding;
   await memory.close();
+  unsubscribeHub();
+  hub.close();
   await server.shutdown();
   usage.close();
   store.close();
@@ -313,6 +357,31 @@ function pluginControl(plugins: PluginRegistry): CliPluginControl {
     enable: (name) => plugins.enable(name),
     disable: (name) => plugins.disable(name),
   };
+}
+
+/** The memory view's documents: a search, or the newest ones (every document is "cold" at 0 ms). */
+async function listDocuments(
+  documents: Awaited<ReturnType<typeof openMemory>>["documents"],
+  options: { query?: string; limit: number },
+): Promise<DocumentView[]> {
+  const view = (d: MemoryDocument, score?: number): DocumentView => ({
+    id: d.id,
+    summary: d.summary,
+    source: d.source,
+    createdAt: d.createdAt,
+    accessCount: d.accessCount,
+    ...(score !== undefined ? { score } : {}),
+  });
+  if (options.query) {
+    const hits = await documents.query(options.query, { k: options.limit, touch: false });
+    return hits.map((h) => view(h.document, h.score));
+  }
+  const all = await documents.findCold({
+    now: Date.now(),
+    idleMs: 0,
+    maxAccess: Number.MAX_SAFE_INTEGER,
+  });
+  return all.sort((a, b) => b.createdAt - a.createdAt).slice(0, options.limit).map((d) => view(d));
 }
 
 /** Refuse a second daemon on the same home; remove a stale socket left by a crash. */

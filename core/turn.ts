@@ -71,6 +71,11 @@ export interface TurnDeps {
   control?: TurnControl;
 }
 
+/** `Input.meta` flag: answer and reply, but keep the input and reply out of the context window. */
+export const EPHEMERAL_META = "ephemeral";
+/** `Input.meta` flag: answer without offering the model any tool. */
+export const NO_TOOLS_META = "noTools";
+
 /** Thrown inside a turn to jump to after_output with a reply already decided. */
 class ShortCircuit {
   constructor(readonly text: string, readonly status: ReplyStatus = "short_circuit") {}
@@ -98,8 +103,11 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
   try {
     await runStage(stage("on_input"));
     const eventId = `${input.id}:in`;
-    // Consolidation work is the kernel talking to itself: it stays out of the owner's window.
-    if (!input.consolidation) {
+    // Consolidation work is the kernel talking to itself, and an ephemeral input (an
+    // OpenAI-compatible request not asked to be remembered) is answered but not recorded:
+    // neither stays in the owner's window.
+    const record = !input.consolidation && input.meta[EPHEMERAL_META] !== true;
+    if (record) {
       deps.context.append({
         id: eventId,
         role: "user",
@@ -129,7 +137,7 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
       toolOutputs,
     });
 
-    if (!input.consolidation) {
+    if (record) {
       deps.context.append({
         id: `${input.id}:out`,
         role: "agent",
@@ -181,7 +189,7 @@ async function toolLoop(
     let byName = new Map<string, RegisteredTool>();
     while (!result) { // a call cancelled by preemption is retried here once the turn resumes
       if (deps.control) rounds.push(...await deps.control.checkpoint(signal));
-      const tools = deps.tools();
+      const tools = input.meta[NO_TOOLS_META] === true ? [] : deps.tools();
       byName = new Map(tools.map((t) => [t.name, t]));
       const request = buildRequest(input, deps, state, rounds, tools);
       result = await callLlm(input, round, request, signal, deps);
