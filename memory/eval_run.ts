@@ -40,11 +40,11 @@ export interface MemoryEvalResult {
   turns: number;
   scopes: number;
   overall: Scores;
-  by_lang: Record<string, Scores>;
-  by_tier: Record<string, Scores>;
+  "by_lang": Record<string, Scores>;
+  "by_tier": Record<string, Scores>;
   embedder: string;
   seconds: number;
-  ingest_turns_per_s: number;
+  "ingest_turns_per_s": number;
 }
 
 /** Read and validate a JSONL file; a bad line is reported with its number. */
@@ -141,10 +141,10 @@ export async function runMemoryEval(options: MemoryEvalOptions): Promise<MemoryE
     turns: turns.length,
     scopes: scopes.length,
     overall: overall.scores(),
-    by_lang: Object.fromEntries([...byLang].map(([k, t]) => [k, t.scores()])),
-    by_tier: Object.fromEntries([...byTier].map(([k, t]) => [k, t.scores()])),
+    "by_lang": Object.fromEntries([...byLang].map(([k, t]) => [k, t.scores()])),
+    "by_tier": Object.fromEntries([...byTier].map(([k, t]) => [k, t.scores()])),
     embedder: options.embedder.fingerprint,
     seconds: Math.round(performance.now() - started) / 1000,
-    ingest_turns_per_s: Math.round(turns.length / Math.max(ingestSeconds, 1e-9)),
+    "ingest_turns_per_s": Math.round(turns.length / Math.max(ingestSeconds, 1e-9)),
   };
 }

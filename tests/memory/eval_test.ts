@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  EvalTurn,
-  fuseRankings,
-  readJsonl,
-  recallAt,
-  reciprocalRank,
-} from "../../memory/mod.ts";
+import { EvalTurn, fuseRankings, readJsonl, recallAt, reciprocalRank } from "../../memory/mod.ts";
 import { runMain } from "../fakes/daemon.ts";
 
 const FIXTURES = new URL("../fixtures/eval/", import.meta.url).pathname;
