@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { agentChatPort, agentEventsPort, createApp } from "../../web/mod.ts";
+import { systemClock } from "../../adapters/mod.ts";
+import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
+import { createTestKernel } from "../fakes/kernel.ts";
+import { TOKEN } from "./_deps.ts";
+
+/** A real Agent over the fake LLM, served by a real Deno.serve on 127.0.0.1. */
+async function serveAgent() {
+  const llm = startFakeOpenAI();
+  const kernel = createTestKernel({ sources: [{ name: "fake", server: llm }] });
+  kernel.agent.tools.register({
+    name: "remember_this",
+    description: "A tool the OpenAI endpoint must not offer",
+    parameters: { type: "object", properties: {} },
+    handler: () => "ok",
+  }, "test");
+  const app = createApp({
+    token: TOKEN,
+    clock: systemClock,
+    status: () => kernel.agent.status(),
+    chat: agentChatPort(kernel.agent),
+    events: agentEventsPort(kernel.agent),
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
+  const base = `http://127.0.0.1:${server.addr.port}`;
+  return {
+    llm,
+    kernel,
+    base,
+    async [Symbol.asyncDispose]() {
+      await server.shutdown();
+      await kernel[Symbol.asyncDispose]();
+      await llm.close();
+    },
+  };
+}
+
+const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+
+Deno.test("POST /v1/chat/completions answers an OpenAI client from the agent, out of memory", async () => {
+  await using s = await serveAgent();
+  s.llm.enqueue(reply.text("Hello from HomeAgent", { usage: { prompt: 21, completion: 4 } }));
+  const response = await fetch(`${s.base}/v1/chat/completions`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      model: "homeagent",
+      messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi there" }],
+    }),
+  });
+  assert.equal(response.status, 200);
+  const body = await response.json();
+  assert.equal(body.object, "chat.completion");
+  assert.match(body.id, /^chatcmpl-/);
+  assert.deepEqual(body.choices, [{
+    index: 0,
+    message: { role: "assistant", content: "Hello from HomeAgent" },
+    finish_reason: "stop",
+  }]);
+  assert.deepEqual(body.usage, { prompt_tokens: 21, completion_tokens: 4, total_tokens: 25 });
+  const sent = s.llm.requests[0]!.body;
+  assert.equal(sent.tools, undefined, "no tools offered");
+  const user = sent.messages.find((m) => m.role === "user")!;
+  assert.match(String(user.content), /system: Be brief\.[\s\S]*Hi there/);
+  assert.equal(s.kernel.agent.context.size(), 0, "not written to the context window");
+
+  s.llm.enqueue(reply.text("Noted."));
+  const kept = await fetch(`${s.base}/v1/chat/completions`, {
+    method: "POST",
+    headers: { ...headers, "x-homeagent-remember": "1" },
+    body: JSON.stringify({ messages: [{ role: "user", content: "Remember tea" }] }),
+  });
+  assert.equal((await kept.json()).choices[0].message.content, "Noted.");
+  assert.equal(s.kernel.agent.context.size(), 2, "remembered when asked");
+
+  const models = await (await fetch(`${s.base}/v1/models`, { headers })).json();
+  assert.deepEqual(models.data.map((m: { id: string }) => m.id), ["homeagent"]);
+  const bad = await fetch(`${s.base}/v1/chat/completions`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ messages: [{ role: "assistant", content: "x" }] }),
+  });
+  assert.equal(bad.status, 400);
+  assert.equal((await bad.json()).error.code, "bad_request");
+});
+
+Deno.test("POST /v1/chat/completions streams chunks, usage and [DONE] in the OpenAI wire format", async () => {
+  await using s = await serveAgent();
+  s.llm.enqueue(
+    reply.text("Streaming works fine.", { chunkSize: 5, usage: { prompt: 9, completion: 6 } }),
+  );
+  const response = await fetch(`${s.base}/v1/chat/completions`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      model: "homeagent",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: [{ type: "text", text: "Stream please" }] }],
+    }),
+  });
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get("content-type") ?? "", /text\/event-stream/);
+  const text = await response.text();
+  const datas = text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6));
+  assert.equal(datas.at(-1), "[DONE]");
+  const chunks = datas.slice(0, -1).map((d) => JSON.parse(d));
+  assert.ok(chunks.every((c) => c.object === "chat.completion.chunk"));
+  assert.deepEqual(chunks[0].choices[0].delta, { role: "assistant", content: "" });
+  const content = chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("");
+  assert.equal(content, "Streaming works fine.");
+  assert.ok(chunks.filter((c) => c.choices[0]?.delta?.content).length >= 3, "several deltas");
+  assert.equal(chunks.at(-2).choices[0].finish_reason, "stop");
+  assert.deepEqual(chunks.at(-1).usage, {
+    prompt_tokens: 9,
+    completion_tokens: 6,
+    total_tokens: 15,
+  });
+  assert.equal(s.kernel.agent.context.size(), 0);
+});
