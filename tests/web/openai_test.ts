@@ -6,7 +6,7 @@ import { createTestKernel } from "../fakes/kernel.ts";
 import { TOKEN } from "./_deps.ts";
 
 /** A real Agent over the fake LLM, served by a real Deno.serve on 127.0.0.1. */
-async function serveAgent() {
+function serveAgent() {
   const llm = startFakeOpenAI();
   const kernel = createTestKernel({ sources: [{ name: "fake", server: llm }] });
   kernel.agent.tools.register({
@@ -39,7 +39,7 @@ async function serveAgent() {
 const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
 
 Deno.test("POST /v1/chat/completions answers an OpenAI client from the agent, out of memory", async () => {
-  await using s = await serveAgent();
+  await using s = serveAgent();
   s.llm.enqueue(reply.text("Hello from HomeAgent", { usage: { prompt: 21, completion: 4 } }));
   const response = await fetch(`${s.base}/v1/chat/completions`, {
     method: "POST",
@@ -86,7 +86,7 @@ Deno.test("POST /v1/chat/completions answers an OpenAI client from the agent, ou
 });
 
 Deno.test("POST /v1/chat/completions streams chunks, usage and [DONE] in the OpenAI wire format", async () => {
-  await using s = await serveAgent();
+  await using s = serveAgent();
   s.llm.enqueue(
     reply.text("Streaming works fine.", { chunkSize: 5, usage: { prompt: 9, completion: 6 } }),
   );

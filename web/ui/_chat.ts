@@ -82,7 +82,8 @@ function apply(type: string, event: Record<string, unknown>): void {
         m.stage = event.text as string;
         break;
       case "output":
-        m.text = event.text as string;
+        // A stopped reply keeps what had streamed so far; the status line says it stopped.
+        if (event.status !== "stopped" || m.text === "") m.text = event.text as string;
         m.status = event.status as string;
         m.done = true;
         m.stage = undefined;

@@ -1,0 +1,90 @@
+/** Shared set-up of the browser tests: the app in-process over a real Agent, and Debian chromium. */
+import { chromium } from "playwright-core";
+import { RecentContext } from "../../core/mod.ts";
+import { GraphDB } from "../../memory/mod.ts";
+import {
+  agentChatPort,
+  agentEventsPort,
+  createApp,
+  EventHub,
+  memoryPort,
+  registrySettingsPort,
+} from "../../web/mod.ts";
+import { systemClock } from "../../adapters/mod.ts";
+import { type FakeLLMServer, startFakeOpenAI } from "../fixtures/fake_llm.ts";
+import { createTestKernel, type TestKernel } from "../fakes/kernel.ts";
+import { TOKEN } from "./_deps.ts";
+
+/** Where screenshots go (gitignored). */
+export const ARTIFACTS = new URL("../artifacts/web/", import.meta.url).pathname;
+
+/** Chromium flags that work in containers (RECIPES §10). */
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-dev-shm-usage",
+];
+
+/** Launch Debian's chromium headless. */
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+}
+
+/** The web app served on 127.0.0.1 over a real Agent, graph and config. */
+export interface ServedApp extends AsyncDisposable {
+  base: string;
+  llm: FakeLLMServer;
+  kernel: TestKernel;
+  graph: GraphDB;
+}
+
+/** Serve the app on a free port. */
+export function serveApp(): ServedApp {
+  const llm = startFakeOpenAI();
+  const kernel = createTestKernel({ sources: [{ name: "fake", server: llm }] });
+  const graph = GraphDB.open({ path: ":memory:", clock: systemClock });
+  const hub = new EventHub({ clock: systemClock });
+  const unsubscribe = kernel.agent.events.subscribe("*", (e) => hub.publish(e));
+  const app = createApp({
+    token: TOKEN,
+    clock: systemClock,
+    status: () => kernel.agent.status(),
+    chat: agentChatPort(kernel.agent),
+    events: agentEventsPort(kernel.agent),
+    settings: registrySettingsPort(kernel.config.registry),
+    memory: memoryPort({
+      graph,
+      context: {
+        events: () =>
+          kernel.agent.context instanceof RecentContext ? kernel.agent.context.events() : [],
+      },
+      documents: () => Promise.resolve([]),
+    }),
+    llm: { sources: () => kernel.providers.health(), usage: () => [] },
+    agents: { list: () => [] },
+  }, { hub });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
+  return {
+    base: `http://127.0.0.1:${server.addr.port}`,
+    llm,
+    kernel,
+    graph,
+    async [Symbol.asyncDispose]() {
+      unsubscribe();
+      hub.close();
+      await server.shutdown();
+      await kernel[Symbol.asyncDispose]();
+      graph.close();
+      await llm.close();
+    },
+  };
+}
