@@ -225,5 +225,7 @@ export const figures = {
   "graph_recall_p50_ms_1m": graphFigures,
   "graph_recall_p95_ms_1m": graphFigures,
   "graph_commit_1k_ms": graphFigures,
+  "graph_build_1m_s": graphFigures,
   "prompt_tokens_per_turn": promptTokens,
+  "prompt_memory_tokens_per_turn": promptTokens,
 };
