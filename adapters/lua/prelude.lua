@@ -5,7 +5,7 @@ local json_src, host_log, host_http, limit, time_limit =
   __json_src, __host_log, __host_http, __instruction_limit, __time_limit_s
 local raw_load, raw_pcall, raw_xpcall, error, type, tostring, setmetatable, G =
   load, pcall, xpcall, error, type, tostring, setmetatable, _G
-local sethook, clock, pack, unpack = debug.sethook, os.clock, table.pack, table.unpack
+local sethook, gethook, clock = debug.sethook, debug.gethook, os.clock
 __json_src, __host_log, __host_http, __instruction_limit, __time_limit_s = nil, nil, nil, nil, nil
 
 json = raw_load(json_src, "=json.lua")()
@@ -54,9 +54,11 @@ local last_error = nil
 local streams = {}
 
 -- One budget at a time: calls are synchronous, and an async call that waits on the host
--- only loses the budget it had used so far when another call runs meanwhile.
-local count, started, budget = 0, nil, 0
+-- only loses the budget it had used so far when another call runs meanwhile. The count hook
+-- is set once per Lua thread (new threads inherit it) and only counts while a call is armed.
+local count, started, budget, armed = 0, nil, 0, false
 local function hook()
+  if not armed then return end
   count = count + 1000
   if started == nil then started = clock() end -- first check: short calls never read the clock
   if count > limit or clock() - started > budget then error(LIMIT, 0) end
@@ -80,10 +82,10 @@ local function finish(ok, result)
 end
 
 local function run_limited(budget_s, fn, a, b)
-  count, started, budget = 0, nil, budget_s
-  sethook(hook, "", 1000)
+  if gethook() ~= hook then sethook(hook, "", 1000) end
+  count, started, budget, armed = 0, nil, budget_s, true
   local ok, result = raw_xpcall(fn, handler, a, b)
-  sethook()
+  armed = false
   return finish(ok, result)
 end
 

@@ -64,6 +64,9 @@ export interface LuaExports {
 
 type LuaFn = (...args: unknown[]) => unknown;
 const FAILED = "\u0001error";
+const LUA_TNIL = 0;
+const LUA_REGISTRYINDEX = -1_001_000;
+const LUA_TSTRING = 4;
 
 /** A loaded adapter VM. Methods throw LuaScriptError; they never crash the caller otherwise. */
 export class LuaVm {
@@ -71,10 +74,10 @@ export class LuaVm {
   readonly exports: LuaExports;
   #engine: LuaEngine;
   #invoke: LuaFn;
-  #chunk: LuaFn;
   #endStream: LuaFn;
   #endpoint: LuaFn;
   #lastError: LuaFn;
+  #chunkRef: bigint;
   #closed = false;
 
   /** Use createLuaVm. */
@@ -84,10 +87,12 @@ export class LuaVm {
     this.#engine = engine;
     const get = (name: string) => engine.global.get(name) as LuaFn;
     this.#invoke = get("__invoke");
-    this.#chunk = get("__chunk");
     this.#endStream = get("__end_stream");
     this.#endpoint = get("__endpoint");
     this.#lastError = get("__last_error");
+    const global = engine.global;
+    global.lua.lua_getglobal(global.address, "__chunk");
+    this.#chunkRef = BigInt(global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX));
   }
 
   /** `endpoint(config, stream)`: the path appended to the base URL. */
@@ -117,13 +122,35 @@ export class LuaVm {
     return this.#text("transform_response", this.#invoke("transform_response", json));
   }
 
-  /** `transform_stream_chunk(line, state)` for stream `id`; undefined when the script skips the line. */
+  /**
+   * `transform_stream_chunk(line, state)` for stream `id`; undefined when the script skips
+   * the line. The hot path: called through the C API on the main thread, skipping wasmoon's
+   * per-call thread and registry lookups (about 3x cheaper per chunk).
+   */
   streamChunk(id: number, line: string): string | undefined {
-    const result = this.#chunk(id, line);
-    if (result === FAILED) throw this.#failure("transform_stream_chunk");
-    if (result === undefined || result === null) return undefined;
-    if (typeof result !== "string") throw this.#wrongType("transform_stream_chunk", result);
-    return result;
+    const global = this.#engine.global;
+    const api = global.lua;
+    const L = global.address;
+    const top = api.lua_gettop(L);
+    try {
+      api.lua_rawgeti(L, LUA_REGISTRYINDEX, this.#chunkRef);
+      api.lua_pushnumber(L, id);
+      api.lua_pushstring(L, line);
+      if (api.lua_pcallk(L, 2, 1, 0, 0, null) !== 0) {
+        const detail = api.lua_tolstring(L, -1, null);
+        throw new LuaScriptError(this.adapter, "transform_stream_chunk", detail);
+      }
+      const type = api.lua_type(L, -1);
+      if (type === LUA_TNIL) return undefined;
+      if (type !== LUA_TSTRING) {
+        throw new LuaScriptError(this.adapter, "transform_stream_chunk", "returned a non-string");
+      }
+      const result = api.lua_tolstring(L, -1, null);
+      if (result === FAILED) throw this.#failure("transform_stream_chunk");
+      return result;
+    } finally {
+      api.lua_settop(L, top);
+    }
   }
 
   /** Drop the per-stream state of `id`. */

@@ -12,6 +12,7 @@ import { figures as wasmFigures } from "./wasm_bench.ts";
 import { figures as embedFigures } from "./embed_bench.ts";
 import { figures as schedulerFigures } from "./scheduler_bench.ts";
 import { figures as memoryFigures } from "./memory_bench.ts";
+import { figures as adapterFigures } from "./adapter_bench.ts";
 import { figures as graphFigures } from "./graph_bench.ts";
 import { figures as pluginFigures } from "./plugin_bench.ts";
 
@@ -21,6 +22,7 @@ const ALL: Record<string, FigureFn> = {
   ...wasmFigures,
   ...schedulerFigures,
   ...memoryFigures,
+  ...adapterFigures,
   ...graphFigures,
   ...embedFigures,
   ...pluginFigures,
