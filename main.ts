@@ -85,7 +85,7 @@ Commands:
   status                        JSON status of the running daemon
   config get KEY | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
   plugin list | install FILE.hmap | uninstall NAME | reload NAME | enable NAME | disable NAME
-  memory stats | recall QUERY   JSON: memory sizes, or what recall finds for QUERY
+  memory stats | recall QUERY | export FILE | import FILE   JSON: memory sizes, or what recall finds for QUERY
   eval memory --corpus F --questions F [--k 5,10] [--run-out F]
                                 retrieval evaluation over a fresh memory (docs/memory.md)
 
@@ -520,14 +520,11 @@ async function evaluate(
 
 /** `memory stats` and `memory recall QUERY`: the home's stores opened directly, JSON out. */
 async function memoryCommand(home: string, args: string[]): Promise<number> {
-  const [action, ...queryParts] = args;
-  const query = queryParts.join(" ").trim();
-  if (action !== "stats" && action !== "recall") {
-    throw new UsageError("Usage: homeagent memory stats | recall QUERY");
-  }
-  if (action === "recall" && query === "") {
-    throw new UsageError("Usage: homeagent memory recall QUERY");
-  }
+  const [action, ...rest] = args;
+  const argument = rest.join(" ").trim();
+  const usage = "Usage: homeagent memory stats | recall QUERY | export FILE | import FILE";
+  if (!["stats", "recall", "export", "import"].includes(action ?? "")) throw new UsageError(usage);
+  if (action !== "stats" && argument === "") throw new UsageError(usage);
   const paths = await ensureHome(home);
   const logger = createJsonLogger({ level: "warn" });
   const { store, registry } = openConfig(paths, logger);
@@ -539,7 +536,13 @@ async function memoryCommand(home: string, args: string[]): Promise<number> {
       logger,
     });
     try {
-      const report = action === "stats" ? await memory.stats() : await memory.recall(query);
+      const report = action === "stats"
+        ? await memory.stats()
+        : action === "recall"
+        ? await memory.recall(argument)
+        : action === "export"
+        ? await memory.export(argument)
+        : await memory.import(argument);
       console.log(JSON.stringify(report, null, 2));
       return 0;
     } finally {

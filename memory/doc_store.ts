@@ -162,6 +162,16 @@ export class DocStore implements DocumentStore {
     return hits;
   }
 
+  /** Every document, oldest first (export); files that cannot be read are logged and skipped. */
+  async *all(): AsyncGenerator<MemoryDocument> {
+    const rows = this.#db.ids().map((id) => this.#db.get(id)!).filter((r) => r !== undefined)
+      .sort((a, b) => a.createdAt - b.createdAt);
+    for (const row of rows) {
+      const record = await this.#read(row.id);
+      if (record) yield record.document;
+    }
+  }
+
   async markAccessed(ids: readonly string[]): Promise<void> {
     const docs: MemoryDocument[] = [];
     for (const id of ids) {

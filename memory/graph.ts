@@ -282,6 +282,34 @@ export class GraphDB implements GraphStore {
     }
   }
 
+  /** Every fact not deleted (open and closed), oldest first, with names and sentences: export. */
+  exportFacts(): (Triple & { validTo?: number })[] {
+    return this.#g.db.prepare(
+      `select s.name as subject, s.type as subject_type, r.type as predicate,
+         t.name as object, t.type as object_type, r.confidence, r.valid_from, r.valid_to,
+         r.session_id, r.turn_ids,
+         (select se.text from relation_sentences rs join sentences se on se.id = rs.sentence_id
+           where rs.relation_id = r.id limit 1) as sentence
+       from relations r
+       join entities s on s.id = r.source_id
+       join entities t on t.id = r.target_id
+       where r.status = 'active'
+       order by r.valid_from, r.id`,
+    ).all().map((r) => ({
+      subject: String(r.subject),
+      subjectType: String(r.subject_type),
+      predicate: String(r.predicate),
+      object: String(r.object),
+      objectType: String(r.object_type),
+      confidence: Number(r.confidence),
+      validFrom: Number(r.valid_from),
+      validTo: r.valid_to === null ? undefined : Number(r.valid_to),
+      sessionId: r.session_id === null ? undefined : String(r.session_id),
+      turnIds: JSON.parse(String(r.turn_ids)) as string[],
+      sentence: r.sentence === null ? undefined : String(r.sentence),
+    }));
+  }
+
   /** Close the database. */
   close(): void {
     if (!this.#g.db.isOpen) return;

@@ -18,6 +18,7 @@ import type { HomePaths } from "./home.ts";
 import { createTextAnalyzer } from "./keywords.ts";
 import { openGraphTier } from "./graph_tier.ts";
 import type { GraphStats } from "./graph.ts";
+import { exportMemory, importMemory, type PortableCounts } from "./portable.ts";
 
 /** Options of openMemoryInspector. */
 export interface MemoryInspectorOptions {
@@ -45,10 +46,14 @@ export interface MemoryRecallReport {
   documents: { id: string; summary: string; score: number; createdAt: string; turnIds: string[] }[];
 }
 
-/** The opened memory, read side. */
+/** The opened memory, read side (plus import, which writes). */
 export interface MemoryInspector {
   stats(): Promise<MemoryStatsReport>;
   recall(query: string): Promise<MemoryRecallReport>;
+  /** `memory export FILE`: documents and facts as JSON lines. */
+  export(path: string): Promise<PortableCounts>;
+  /** `memory import FILE`: validated whole, then written. */
+  import(path: string): Promise<PortableCounts>;
   close(): void;
 }
 
@@ -97,6 +102,8 @@ export async function openMemoryInspector(
         })),
       };
     },
+    export: (path) => exportMemory({ documents, graph: tier.graph }, path),
+    import: (path) => importMemory({ documents, graph: tier.graph }, path),
     close() {
       tier.close();
       documents.close();

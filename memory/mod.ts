@@ -24,3 +24,4 @@ export * from "./recall.ts";
 export * from "./eval.ts";
 export * from "./eval_run.ts";
 export * from "./usage_store.ts";
+export * from "./portable.ts";

@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  createHashEmbedder,
+  createTextAnalyzer,
+  DocStore,
+  exportMemory,
+  GraphDB,
+  importMemory,
+} from "../../memory/mod.ts";
+import { ManualClock } from "../fakes/clock.ts";
+import { MemoryLogger } from "../fakes/logger.ts";
+
+const analyzer = await createTextAnalyzer();
+
+async function openStores(dir: string, clock: ManualClock) {
+  const embedder = createHashEmbedder({ dim: 64, analyzer });
+  const logger = new MemoryLogger();
+  const documents = await DocStore.open({
+    dir: join(dir, "docs"),
+    embedder,
+    analyzer,
+    clock,
+    logger,
+  });
+  const graph = GraphDB.open({ path: join(dir, "graph.db"), clock, embedder, logger });
+  return {
+    documents,
+    graph,
+    close() {
+      documents.close();
+      graph.close();
+    },
+  };
+}
+
+Deno.test("memory export and import round-trip documents and facts, validity included", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-portable-" });
+  try {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const source = await openStores(join(dir, "a"), clock);
+    await source.documents.insert({ content: "我家的猫叫咪咪", source: "cli", turnIds: ["t1"] });
+    await source.documents.insert({ content: "The car needs winter tyres", source: "cli" });
+    await source.graph.commit([
+      {
+        subject: "Ann",
+        predicate: "lives_in",
+        object: "Oslo",
+        validFrom: Date.UTC(2025, 0, 1),
+        turnIds: ["t2"],
+      },
+      { subject: "Ann", predicate: "likes", object: "tea", sentence: "Ann likes tea" },
+    ]);
+    await source.graph.commit([
+      { subject: "Ann", predicate: "lives_in", object: "Bergen", validFrom: Date.UTC(2025, 6, 1) },
+    ]);
+    const file = join(dir, "export.jsonl");
+    assert.deepEqual(await exportMemory(source, file), { documents: 2, facts: 3 });
+    source.close();
+
+    const lines = (await Deno.readTextFile(file)).trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines[0].type, "homeagent-memory");
+    assert.equal(lines.filter((l) => l.type === "fact").length, 3);
+
+    const target = await openStores(join(dir, "b"), clock);
+    try {
+      assert.deepEqual(await importMemory(target, file), { documents: 2, facts: 3 });
+      const hits = await target.documents.query("咪咪", { k: 1 });
+      assert.deepEqual(hits[0]?.document.turnIds, ["t1"]);
+      const history = await target.graph.history("Ann");
+      const lives = history.filter((r) => r.type === "lives_in");
+      assert.equal(lives.length, 2);
+      assert.equal(lives.filter((r) => r.validTo === undefined).length, 1, "one open residence");
+      assert.equal(lives.find((r) => r.validTo === undefined)?.target, "Bergen");
+      assert.deepEqual(
+        await importMemory(target, file),
+        { documents: 0, facts: 3 },
+        "documents dedupe",
+      );
+    } finally {
+      target.close();
+    }
+
+    const bad = join(dir, "bad.jsonl");
+    await Deno.writeTextFile(
+      bad,
+      '{"type":"homeagent-memory","version":1}\n{"type":"fact","subject":""}\n',
+    );
+    const empty = await openStores(join(dir, "c"), clock);
+    try {
+      await assert.rejects(importMemory(empty, bad), /bad\.jsonl:2: /);
+      assert.equal(empty.documents.size(), 0);
+    } finally {
+      empty.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
