@@ -108,7 +108,8 @@ export function buildSource(
     model,
     ...(contextWindow > 0 ? { contextWindow } : {}),
     enabled: field("enabled") !== false,
-    ...(maxConcurrent > 0 ? { maxConcurrent } : {}),
+    // The default (8) is left implicit, as DEFAULT_MAX_CONCURRENT.
+    ...(maxConcurrent > 0 && maxConcurrent !== 8 ? { maxConcurrent } : {}),
     ...(field("vision") === true ? { vision: true } : {}),
     ...(field("audio") === true ? { audio: true } : {}),
     ...(dailyTokenCap > 0 ? { dailyTokenCap } : {}),

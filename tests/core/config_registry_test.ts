@@ -226,10 +226,14 @@ Deno.test("ConfigRegistry.list masks secrets unless revealed and lists each stor
   assert.deepEqual(fields, [
     "core.llm.sources.main.adapter",
     "core.llm.sources.main.api_key",
+    "core.llm.sources.main.audio",
     "core.llm.sources.main.base_url",
     "core.llm.sources.main.context_window",
+    "core.llm.sources.main.daily_token_cap",
     "core.llm.sources.main.enabled",
+    "core.llm.sources.main.max_concurrent",
     "core.llm.sources.main.model",
+    "core.llm.sources.main.vision",
   ]);
   assert.equal(t.registry.list("core.llm.sources.main.api_key")[0]?.value, SECRET_MASK);
   assert.ok(t.registry.list().some((e) => e.key === "core.llm.order"));
