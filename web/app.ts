@@ -6,11 +6,10 @@
 import { Hono } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { bodyLimit } from "hono/body-limit";
-import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import type { Reply } from "../core/mod.ts";
 import { crossOrigin, LoginThrottle, sameToken, SESSION_COOKIE } from "./auth.ts";
-import { EventHub } from "./event_hub.ts";
+import { EventHub, sseBody } from "./event_hub.ts";
 import type { WebDeps } from "./ports.ts";
 import { apiError, errorResponse, HttpError, parseBody } from "./_http.ts";
 import { mountDashboard, UPLOAD_PATH } from "./_dashboard.ts";
@@ -149,23 +148,14 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
 
   app.get("/api/v1/chat/events", (c) => {
     const client = hub.connect(c.req.header("last-event-id") ?? c.req.query("lastEventId"));
-    return streamSSE(c, async (stream) => {
-      stream.onAbort(() => client.close());
-      await stream.writeSSE({
-        event: "hello",
-        data: JSON.stringify({ lastId: hub.lastId }),
-        retry: 2000,
-      });
-      for (;;) {
-        const message = await client.next();
-        if (message === undefined || stream.aborted) break;
-        await stream.writeSSE({
-          event: message.event,
-          data: message.data,
-          id: message.id?.toString(),
-        });
-      }
-      client.close();
+    // A plain ReadableStream of frames the hub encoded once: no per-client re-encoding. A
+    // client that goes away cancels the stream, which closes its hub client.
+    return new Response(sseBody(client, { lastId: hub.lastId }), {
+      headers: {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        "x-accel-buffering": "no",
+      },
     });
   });
 

@@ -26,8 +26,12 @@ export interface HubMessage {
   /** Set on kernel events only. */
   id?: number;
   event: string;
-  /** JSON text. */
+  /** JSON text (one line). */
   data: string;
+  /** The whole SSE frame. */
+  frame: string;
+  /** The frame as UTF-8, encoded once and shared by every client. */
+  bytes: Uint8Array;
 }
 
 /** Options of an EventHub. */
@@ -41,10 +45,10 @@ export interface EventHubOptions {
   heartbeatMs?: number;
 }
 
-/** A connected client; `next()` resolves undefined once it is closed. */
+/** A connected client; `next()` and `drain()` resolve undefined once it is closed. */
 export class HubClient {
   #queue: HubMessage[] = [];
-  #waiter?: (message: HubMessage | undefined) => void;
+  #waiter?: () => void;
   #closed = false;
   #limit: number;
   #onClose: (client: HubClient) => void;
@@ -64,40 +68,65 @@ export class HubClient {
   /** Queue a message; on overflow the queue is replaced by one sync_required. */
   push(message: HubMessage, lastId: number): void {
     if (this.#closed) return;
-    if (this.#waiter) {
-      const waiter = this.#waiter;
-      this.#waiter = undefined;
-      waiter(message);
-      return;
-    }
     if (this.#queue.length >= this.#limit) {
       this.dropped++;
       this.#queue = [syncRequired(lastId, "slow_client")];
-      return;
+    } else {
+      this.#queue.push(message);
     }
-    this.#queue.push(message);
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.();
   }
 
   /** The next message, waiting for one; undefined after close(). */
-  next(): Promise<HubMessage | undefined> {
-    if (this.#queue.length > 0) return Promise.resolve(this.#queue.shift());
-    if (this.#closed) return Promise.resolve(undefined);
-    return new Promise((resolve) => this.#waiter = resolve);
+  async next(): Promise<HubMessage | undefined> {
+    if (!(await this.#ready())) return undefined;
+    return this.#queue.shift();
   }
 
-  /** Disconnect: pending next() resolves undefined and the hub forgets the client. */
+  /** Every waiting message at once (one network write for a burst); undefined after close(). */
+  async drain(): Promise<HubMessage[] | undefined> {
+    if (!(await this.#ready())) return undefined;
+    const all = this.#queue;
+    this.#queue = [];
+    return all;
+  }
+
+  /** Disconnect: pending reads resolve undefined and the hub forgets the client. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#queue = [];
-    this.#waiter?.(undefined);
+    this.#waiter?.();
     this.#waiter = undefined;
     this.#onClose(this);
   }
+
+  async #ready(): Promise<boolean> {
+    while (this.#queue.length === 0 && !this.#closed) {
+      await new Promise<void>((resolve) => this.#waiter = resolve);
+    }
+    return this.#queue.length > 0;
+  }
+}
+
+/** The SSE text of a message, made once per event and shared by every client. */
+export function sseFrame(message: Omit<HubMessage, "frame" | "bytes">): string {
+  const id = message.id === undefined ? "" : `id: ${message.id}\n`;
+  return `event: ${message.event}\n${id}data: ${message.data}\n\n`;
+}
+
+const encoder = new TextEncoder();
+
+function message(event: string, data: string, id?: number): HubMessage {
+  const base = { event, data, ...(id !== undefined ? { id } : {}) };
+  const frame = sseFrame(base);
+  return { ...base, frame, bytes: encoder.encode(frame) };
 }
 
 function syncRequired(lastId: number, reason: string): HubMessage {
-  return { event: "sync_required", data: JSON.stringify({ lastId, reason }) };
+  return message("sync_required", JSON.stringify({ lastId, reason }));
 }
 
 /** Numbers kernel events, keeps the replay ring and fans out to clients. */
@@ -131,14 +160,10 @@ export class EventHub {
   /** Take one kernel event (the EventBus subscriber). Never throws, never waits. */
   publish(event: KernelEvent): void {
     if (!FORWARDED.has(event.type)) return;
-    const message: HubMessage = {
-      id: ++this.#lastId,
-      event: event.type,
-      data: JSON.stringify(event),
-    };
-    this.#ring.push(message);
+    const numbered = message(event.type, JSON.stringify(event), ++this.#lastId);
+    this.#ring.push(numbered);
     if (this.#ring.length > this.#ringSize) this.#ring.shift();
-    for (const client of this.#clients) client.push(message, this.#lastId);
+    for (const client of this.#clients) client.push(numbered, this.#lastId);
   }
 
   /**
@@ -153,8 +178,8 @@ export class EventHub {
       if (!Number.isInteger(after) || after > this.#lastId || after < oldest - 1) {
         client.push(syncRequired(this.#lastId, "replay_gap"), this.#lastId);
       } else {
-        for (const message of this.#ring) {
-          if (message.id! > after) client.push(message, this.#lastId);
+        for (const old of this.#ring) {
+          if (old.id! > after) client.push(old, this.#lastId);
         }
       }
     }
@@ -182,9 +207,43 @@ export class EventHub {
   #schedule(): void {
     this.#timer = this.#clock.setTimer(this.#heartbeatMs, () => {
       this.#timer = undefined;
-      const ping: HubMessage = { event: "ping", data: JSON.stringify({ t: this.#clock.now() }) };
+      const ping = message("ping", JSON.stringify({ t: this.#clock.now() }));
       for (const client of this.#clients) client.push(ping, this.#lastId);
       if (this.#clients.size > 0) this.#schedule();
     });
   }
+}
+
+/** Concatenate the frames of a batch into one chunk. */
+export function batchBytes(batch: readonly HubMessage[]): Uint8Array {
+  if (batch.length === 1) return batch[0]!.bytes;
+  const out = new Uint8Array(batch.reduce((n, m) => n + m.bytes.length, 0));
+  let at = 0;
+  for (const m of batch) {
+    out.set(m.bytes, at);
+    at += m.bytes.length;
+  }
+  return out;
+}
+
+/**
+ * The SSE body for `client`: a `hello` frame (with the reconnect delay), then its messages, a
+ * burst as one chunk. Pulled by the server as the socket drains; cancelling closes the client.
+ */
+export function sseBody(client: HubClient, hello: unknown): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(
+        encoder.encode(`event: hello\ndata: ${JSON.stringify(hello)}\nretry: 2000\n\n`),
+      );
+    },
+    async pull(controller) {
+      const batch = await client.drain();
+      if (batch === undefined) controller.close();
+      else controller.enqueue(batchBytes(batch));
+    },
+    cancel() {
+      client.close();
+    },
+  }, { highWaterMark: 0 });
 }

@@ -15,6 +15,7 @@ import { figures as memoryFigures } from "./memory_bench.ts";
 import { figures as adapterFigures } from "./adapter_bench.ts";
 import { figures as graphFigures } from "./graph_bench.ts";
 import { figures as pluginFigures } from "./plugin_bench.ts";
+import { figures as webFigures } from "./web_bench.ts";
 
 const ALL: Record<string, FigureFn> = {
   ...kernelFigures,
@@ -26,6 +27,7 @@ const ALL: Record<string, FigureFn> = {
   ...graphFigures,
   ...embedFigures,
   ...pluginFigures,
+  ...webFigures,
 };
 
 function machine() {
