@@ -24,7 +24,10 @@ const RelationBody = z.object({
   close: z.boolean().optional(),
 });
 const KnowledgeBody = z.object({
-  name: z.string().regex(/^[\p{L}\p{N}_.-]{1,80}$/u, "name: letters, digits, _ . - (1–80)"),
+  name: z.string().max(200).regex(
+    /^(?!.*\.\.)[\p{L}\p{N}_.-]+(\/[\p{L}\p{N}_.-]+)*$/u,
+    "name: letters, digits, _ . - in /-separated parts, no ..",
+  ),
   content: z.string().min(1).max(500_000),
 });
 const NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/i;

@@ -4,10 +4,18 @@ import {
   type ConfigRegistry,
   EPHEMERAL_META,
   type GraphStore,
+  type KnowledgeBase,
   NO_TOOLS_META,
   type RelevanceContext,
 } from "../core/mod.ts";
-import type { ChatPort, ContextView, EventsPort, MemoryPort, SettingsPort } from "./ports.ts";
+import type {
+  ChatPort,
+  ContextView,
+  EventsPort,
+  KnowledgePort,
+  MemoryPort,
+  SettingsPort,
+} from "./ports.ts";
 
 /** Chat through `agent.injectInput` from source "web"; the web flags become `Input.meta`. */
 export function agentChatPort(agent: Agent): ChatPort {
@@ -68,6 +76,23 @@ export function memoryPort(parts: MemoryParts): MemoryPort {
         ...(scores[i] !== undefined ? { score: scores[i] } : {}),
       }));
       return { query: q, events: views };
+    },
+  };
+}
+
+/** The knowledge page over the core KnowledgeBase port (names are paths like "recipes/tea"). */
+export function knowledgeBasePort(kb: KnowledgeBase): KnowledgePort {
+  return {
+    list: async () =>
+      (await kb.list()).map((e) => ({ name: e.name, title: e.title, updatedAt: e.updatedAt })),
+    async get(name) {
+      const entry = (await kb.list()).find((e) => e.name === name);
+      if (!entry) return undefined;
+      return { name, title: entry.title, updatedAt: entry.updatedAt, content: await kb.read(name) };
+    },
+    async create(name, content) {
+      const entry = await kb.create(name, content);
+      return { name: entry.name, title: entry.title, updatedAt: entry.updatedAt, content };
     },
   };
 }

@@ -23,6 +23,7 @@ export type * from "./ports.ts";
 export {
   agentChatPort,
   agentEventsPort,
+  knowledgeBasePort,
   type MemoryParts,
   memoryPort,
   registrySettingsPort,

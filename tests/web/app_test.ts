@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { bindRefusal, createApp, isLoopbackHost } from "../../web/mod.ts";
+import type { KnowledgeBase } from "../../core/mod.ts";
+import { bindRefusal, createApp, isLoopbackHost, knowledgeBasePort } from "../../web/mod.ts";
 import { bearer, fakeWeb, TOKEN } from "./_deps.ts";
 
 const json = (body: unknown, headers: Record<string, string> = bearer) => ({
@@ -316,4 +317,31 @@ Deno.test("bindRefusal refuses a non-loopback address without a long token", () 
   assert.equal(bindRefusal("0.0.0.0", TOKEN), undefined);
   assert.match(bindRefusal("0.0.0.0", "short") ?? "", /Refusing to listen on "0.0.0.0"/);
   assert.match(bindRefusal("::", "") ?? "", /core.web.token/);
+});
+
+Deno.test("knowledgeBasePort serves the core KnowledgeBase with path names", async () => {
+  const files = new Map<string, string>();
+  const entry = (name: string) => ({
+    name,
+    category: name.split("/").slice(0, -1).join("/"),
+    title: files.get(name)!.split("\n")[0]!.replace(/^# /, ""),
+    size: files.get(name)!.length,
+    updatedAt: 1,
+  });
+  const kb: KnowledgeBase = {
+    search: () => Promise.resolve([]),
+    create: (name, content) => (files.set(name, content), Promise.resolve(entry(name))),
+    list: () => Promise.resolve([...files.keys()].map(entry)),
+    read: (name) => Promise.resolve(files.get(name)!),
+  };
+  const app = createApp({ ...fakeWeb().deps, knowledge: knowledgeBasePort(kb) });
+  const made = await app.request("/api/v1/knowledge", {
+    method: "POST",
+    ...json({ name: "recipes/tea", content: "# Green tea\n80 °C." }),
+  });
+  assert.equal((await made.json()).entry.title, "Green tea");
+  const one = await app.request(`/api/v1/knowledge/${encodeURIComponent("recipes/tea")}`, {
+    headers: bearer,
+  });
+  assert.equal((await one.json()).entry.content, "# Green tea\n80 °C.");
 });
