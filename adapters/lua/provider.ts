@@ -144,10 +144,11 @@ export class LuaProvider implements Provider {
       "ndjson";
     const feed = ndjson ? lineSplitter(lines) : sseFeeder(lines);
     try {
+      // One call into Lua per network read: the lines it completed go in together.
       for await (const chunk of exchange.chunks()) {
         feed(chunk);
-        for (const line of lines.splice(0)) {
-          const unified = this.#guard(() => vm.streamChunk(id, line), failures);
+        const batch = lines.splice(0);
+        for (const unified of this.#guard(() => vm.streamChunks(id, batch), failures)) {
           if (unified !== undefined) yield* state.apply(unified);
           if (state.finished) break;
         }
@@ -155,8 +156,8 @@ export class LuaProvider implements Provider {
       }
       if (ndjson && !state.finished) {
         feed("\n");
-        for (const line of lines.splice(0)) {
-          const unified = this.#guard(() => vm.streamChunk(id, line), failures);
+        const batch = lines.splice(0);
+        for (const unified of this.#guard(() => vm.streamChunks(id, batch), failures)) {
           if (unified !== undefined) yield* state.apply(unified);
         }
       }

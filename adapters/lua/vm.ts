@@ -78,6 +78,7 @@ export class LuaVm {
   #endpoint: LuaFn;
   #lastError: LuaFn;
   #chunkRef: bigint;
+  #chunksRef: bigint;
   #closed = false;
 
   /** Use createLuaVm. */
@@ -93,6 +94,8 @@ export class LuaVm {
     const global = engine.global;
     global.lua.lua_getglobal(global.address, "__chunk");
     this.#chunkRef = BigInt(global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX));
+    global.lua.lua_getglobal(global.address, "__chunks");
+    this.#chunksRef = BigInt(global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX));
   }
 
   /** `endpoint(config, stream)`: the path appended to the base URL. */
@@ -148,6 +151,32 @@ export class LuaVm {
       const result = api.lua_tolstring(L, -1, null);
       if (result === FAILED) throw this.#failure("transform_stream_chunk");
       return result;
+    } finally {
+      api.lua_settop(L, top);
+    }
+  }
+
+  /**
+   * `transform_stream_chunk` over every line of one network read in a single call into Lua:
+   * one result per line, undefined where the script skipped it.
+   */
+  streamChunks(id: number, lines: readonly string[]): (string | undefined)[] {
+    if (lines.length === 0) return [];
+    const global = this.#engine.global;
+    const api = global.lua;
+    const L = global.address;
+    const top = api.lua_gettop(L);
+    try {
+      api.lua_rawgeti(L, LUA_REGISTRYINDEX, this.#chunksRef);
+      api.lua_pushnumber(L, id);
+      api.lua_pushstring(L, lines.join("\0"));
+      if (api.lua_pcallk(L, 2, 1, 0, 0, null) !== 0) {
+        const detail = api.lua_tolstring(L, -1, null);
+        throw new LuaScriptError(this.adapter, "transform_stream_chunk", detail);
+      }
+      const result = api.lua_tolstring(L, -1, null);
+      if (result === FAILED) throw this.#failure("transform_stream_chunk");
+      return result.split("\0").map((r: string) => r === "\u0002" ? undefined : r);
     } finally {
       api.lua_settop(L, top);
     }
