@@ -359,7 +359,7 @@ function pluginControl(plugins: PluginRegistry): CliPluginControl {
   };
 }
 
-/** The memory view's documents: a search, or the newest ones (every document is "cold" at 0 ms). */
+/** The memory view's documents: a search, or the newest ones (from the index, no file read). */
 async function listDocuments(
   documents: Awaited<ReturnType<typeof openMemory>>["documents"],
   options: { query?: string; limit: number },
@@ -376,12 +376,7 @@ async function listDocuments(
     const hits = await documents.query(options.query, { k: options.limit, touch: false });
     return hits.map((h) => view(h.document, h.score));
   }
-  const all = await documents.findCold({
-    now: Date.now(),
-    idleMs: 0,
-    maxAccess: Number.MAX_SAFE_INTEGER,
-  });
-  return all.sort((a, b) => b.createdAt - a.createdAt).slice(0, options.limit).map((d) => view(d));
+  return documents.recent(options.limit).map((d) => ({ ...d }));
 }
 
 /** Refuse a second daemon on the same home; remove a stale socket left by a crash. */

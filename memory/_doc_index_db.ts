@@ -145,6 +145,12 @@ export class DocIndexDb {
     ).all(BigInt(before), maxAccess).map(toRow);
   }
 
+  /** The `limit` newest rows. */
+  recent(limit: number): IndexRow[] {
+    return this.#sql("select * from docs order by created_at desc, rowid desc limit ?")
+      .all(limit).map(toRow);
+  }
+
   /** Number of rows. */
   count(): number {
     return Number(this.#sql("select count(*) as n from docs").get()!.n);

@@ -162,6 +162,19 @@ export class DocStore implements DocumentStore {
     return hits;
   }
 
+  /** The `limit` newest documents' index rows (no file is read): for lists in the UI. */
+  recent(
+    limit: number,
+  ): { id: string; summary: string; source: string; createdAt: number; accessCount: number }[] {
+    return this.#db.recent(limit).map((r) => ({
+      id: r.id,
+      summary: r.summary,
+      source: r.source,
+      createdAt: r.createdAt,
+      accessCount: r.accessCount,
+    }));
+  }
+
   /** Every document, oldest first (export); files that cannot be read are logged and skipped. */
   async *all(): AsyncGenerator<MemoryDocument> {
     const rows = this.#db.ids().map((id) => this.#db.get(id)!).filter((r) => r !== undefined)
