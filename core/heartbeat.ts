@@ -128,10 +128,8 @@ export class Heartbeat {
     slot.timer = this.#o.clock.setTimer(wait, () => {
       slot.timer = undefined;
       if (slot.task.intervalMs() <= 0) return this.#arm(slot);
-      // A manual run under way counts as this tick; re-arm when it ends.
-      void (slot.running ?? this.#run(slot)).then(() => {
-        if (!slot.timer) this.#arm(slot);
-      });
+      // A manual run under way counts as this tick; every run re-arms when it ends.
+      if (!slot.running) void this.#run(slot);
     });
   }
 
@@ -157,9 +155,10 @@ export class Heartbeat {
           logger.error("Heartbeat failed", { heartbeat: stats.name, error: stats.lastError });
         }
       }
-      stats.running = false;
       stats.lastRunAt = clock.now();
       stats.lastDurationMs = clock.monotonic() - started;
+      if (this.#started && !slot.timer) this.#arm(slot);
+      stats.running = false;
       slot.running = undefined;
       try {
         await this.#o.onRun?.({ ...stats });
