@@ -7,6 +7,7 @@ import type {
   Clock,
   ConfigRegistry,
   Embedder,
+  HeartbeatStats,
   Input,
   Logger,
   MemorySection,
@@ -29,6 +30,7 @@ import { rankMemory } from "./recall.ts";
 import { createTextAnalyzer, type TextAnalyzer } from "./keywords.ts";
 import { type GraphTier, openGraphTier } from "./graph_tier.ts";
 import type { GraphStats } from "./graph.ts";
+import { openUpkeep, type Upkeep } from "./upkeep.ts";
 
 /** A document is "related" when its pooled score (top lexical hit = 1) reaches this. */
 const RELATED_FLOOR = 0.35;
@@ -53,12 +55,21 @@ export interface MemoryTiers {
   context: RelevanceContext;
   /** The knowledge graph (memory/graph.db) and its Indexer. */
   graph: GraphTier;
+  /** The text log, the knowledge base and the heartbeats (`upkeep.attach` starts them). */
+  upkeep: Upkeep;
   /** Prompt sections for `input`: the "[Memory Index]" of the graph, related documents. */
   recall(input: Input, signal: AbortSignal): Promise<MemorySection[]>;
   /** The kernel tools over these tiers. */
   tools(): RegisteredTool[];
   /** Sizes for `status` and `memory stats`. */
-  stats(): { contextEvents: number; documents: number; vectorSpace: string; graph: GraphStats };
+  stats(): {
+    contextEvents: number;
+    documents: number;
+    vectorSpace: string;
+    graph: GraphStats;
+    knowledge: number;
+    heartbeats: HeartbeatStats[];
+  };
   /** Re-embed stale documents in the background; resolves when done. */
   reembedInBackground(signal?: AbortSignal): Promise<void>;
   /** Write the context window and close the stores. */
@@ -93,13 +104,25 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     toolPolicy: options.toolPolicy,
   });
   const graph = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger });
-  const tools = [...documentTools(documents, context), ...graph.tools()];
+  const upkeep = await openUpkeep({
+    paths,
+    config,
+    clock,
+    logger,
+    embedder,
+    analyzer,
+    context,
+    documents,
+    graph: graph.graph,
+  });
+  const tools = [...documentTools(documents, context), ...graph.tools(), ...upkeep.tools()];
   return {
     embedder,
     analyzer,
     documents,
     context,
     graph,
+    upkeep,
     async recall(input, signal) {
       const index = await graph.section(input.text, signal);
       // The same one-scale ranking `eval memory` measures; documents above the floor go in.
@@ -113,7 +136,8 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
         .slice(0, 3).flatMap((item) => item.document ?? []);
       await documents.markAccessed(docs.map((d) => d.id));
       const related = documentsSection(docs);
-      return [index, related].filter((s): s is MemorySection => s !== undefined);
+      const knowledge = await upkeep.section(input.text, signal);
+      return [index, related, knowledge].filter((s): s is MemorySection => s !== undefined);
     },
     tools: () => tools,
     stats: () => ({
@@ -121,6 +145,8 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
       documents: documents.size(),
       vectorSpace: embedder.fingerprint,
       graph: graph.stats(),
+      knowledge: upkeep.knowledge.size(),
+      heartbeats: upkeep.heartbeats(),
     }),
     async reembedInBackground(signal) {
       await graph.reembedStale(signal);
@@ -133,6 +159,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
       }
     },
     async close() {
+      await upkeep.close();
       await context.flush();
       documents.close();
       graph.close();

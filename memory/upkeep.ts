@@ -1,0 +1,125 @@
+/**
+ * The memory beside the three tiers, opened with them by openMemory: the text log
+ * (memory/text/), the knowledge base (knowledge/) and the heartbeats that move memories between
+ * tiers. The heartbeats and the text log's turn observer start only when the kernel attaches
+ * (`attach`), since the consolidation path and the stage host belong to the Agent.
+ */
+import {
+  type Clock,
+  type Consolidator,
+  type DocumentStore,
+  type Embedder,
+  errorMessage,
+  type HeartbeatStats,
+  type KernelConfig,
+  knowledgeSection,
+  knowledgeTools,
+  type Logger,
+  type MemorySection,
+  type RegisteredTool,
+  type RelevanceContext,
+  type StageHost,
+} from "../core/mod.ts";
+import { join } from "node:path";
+import type { GraphDB } from "./graph.ts";
+import type { HomePaths } from "./home.ts";
+import type { TextAnalyzer } from "./keywords.ts";
+import { KnowledgeStore } from "./knowledge.ts";
+import { TextLog } from "./text_log.ts";
+import { type MemoryHeartbeat, startMemoryHeartbeat } from "./heartbeat.ts";
+import { GraphMaintenanceDb } from "./_graph_maintenance.ts";
+
+/** Options of openUpkeep. */
+export interface UpkeepOptions {
+  paths: HomePaths;
+  config: KernelConfig;
+  clock: Clock;
+  logger: Logger;
+  embedder: Embedder;
+  analyzer: TextAnalyzer;
+  context: RelevanceContext;
+  documents: DocumentStore;
+  graph: GraphDB;
+}
+
+/** What the kernel attaches: its stage host (for the text log) and the consolidation path. */
+export interface UpkeepAttachment {
+  stages: Pick<StageHost, "register">;
+  consolidator?: Consolidator;
+}
+
+/** The opened text log, knowledge base and (once attached) heartbeats. */
+export interface Upkeep {
+  textLog: TextLog;
+  knowledge: KnowledgeStore;
+  /** The "[Knowledge]" section for `text`; a failure is logged and yields none. */
+  section(text: string, signal?: AbortSignal): Promise<MemorySection | undefined>;
+  tools(): RegisteredTool[];
+  /** Log every turn and start the heartbeats. Once only. */
+  attach(kernel: UpkeepAttachment): Promise<void>;
+  /** The heartbeats' stats; [] before attach. */
+  heartbeats(): HeartbeatStats[];
+  /** Run one heartbeat now; rejects before attach. */
+  runHeartbeat(name: Parameters<MemoryHeartbeat["runNow"]>[0]): Promise<HeartbeatStats>;
+  /** Stop the heartbeats, then close the text log. */
+  close(): Promise<void>;
+}
+
+/** Open the text log and the knowledge base of a home. */
+export async function openUpkeep(options: UpkeepOptions): Promise<Upkeep> {
+  const { paths, logger } = options;
+  const textLog = await TextLog.open({
+    dir: paths.text,
+    clock: options.clock,
+    logger: logger.child({ component: "text_log" }),
+  });
+  const knowledge = new KnowledgeStore({
+    dir: paths.knowledge,
+    embedder: options.embedder,
+    analyzer: options.analyzer,
+    logger: logger.child({ component: "knowledge" }),
+  });
+  const tools = knowledgeTools(knowledge);
+  let heartbeat: MemoryHeartbeat | undefined;
+  let maintenance: GraphMaintenanceDb | undefined;
+  let detach: (() => void) | undefined;
+  return {
+    textLog,
+    knowledge,
+    async section(text, signal) {
+      try {
+        return await knowledgeSection(knowledge, text, { signal });
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        logger.error("Knowledge recall failed; answering without it", {
+          error: errorMessage(error),
+        });
+        return undefined;
+      }
+    },
+    tools: () => tools,
+    async attach(kernel) {
+      if (heartbeat) throw new TypeError("Cannot attach the memory upkeep twice");
+      detach = kernel.stages.register("after_output", textLog.stageHandler(), { plugin: "core" });
+      maintenance = new GraphMaintenanceDb({ path: paths.graphDb, graph: options.graph });
+      heartbeat = await startMemoryHeartbeat({
+        ...options,
+        statePath: join(paths.memory, "heartbeat.json"),
+        maintenance,
+        textLog,
+        consolidator: kernel.consolidator,
+      });
+    },
+    heartbeats: () => heartbeat?.stats() ?? [],
+    runHeartbeat(name) {
+      if (!heartbeat) return Promise.reject(new TypeError("The memory heartbeats are not started"));
+      return heartbeat.runNow(name);
+    },
+    async close() {
+      detach?.();
+      await heartbeat?.stop();
+      maintenance?.close();
+      await textLog.close();
+    },
+  };
+}
