@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import denoJson from "./deno.json" with { type: "json" };
 import {
   Agent,
+  agentConsolidator,
   BacklogTriage,
   ConfigRegistry,
   dayOf,
@@ -213,6 +214,11 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     ],
   });
   late.tools = () => agent.allTools();
+  // Text log of every turn and the memory heartbeats; LLM decisions go through consolidation.
+  await memory.upkeep.attach({
+    stages: agent.stages,
+    consolidator: agentConsolidator(agent, () => providers.hasSources()),
+  });
   // Residents, children and backlog triage (docs/scheduler.md). Residents read through and
   // reclaim into the graph tier (memory/graph.db) through the GraphMemory port.
   const helpers = {
