@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import {
   type Clock,
+  EPHEMERAL_META,
   errorMessage,
   type Logger,
   silentLogger,
@@ -82,10 +83,14 @@ export class TextLog {
     return write;
   }
 
-  /** A stage handler for `after_output` that logs the turn; consolidation turns are left out. */
+  /**
+   * A stage handler for `after_output` that logs the turn; consolidation turns and ephemeral
+   * ones (the OpenAI-compatible endpoint unless asked to remember) are left out.
+   */
   stageHandler(): StageHandler {
     return (context: StageContext) => {
       if (context.stage !== "after_output" || context.input.consolidation) return;
+      if (context.input.meta[EPHEMERAL_META] === true) return;
       const input = context.input;
       this.append({
         turnId: input.id,

@@ -104,3 +104,36 @@ Deno.test("TextLog skips a torn last line with a warning and writes on after it"
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("TextLog's stage handler leaves out consolidation and ephemeral turns", async () => {
+  await withLog(async ({ log }) => {
+    const handler = log.stageHandler();
+    const context = (
+      id: string,
+      extra: { consolidation?: boolean; meta?: Record<string, unknown> },
+    ) => ({
+      stage: "after_output" as const,
+      turnId: id,
+      input: {
+        id,
+        text: `said ${id}`,
+        source: "web",
+        channel: "web",
+        priority: 0 as const,
+        interrupt: false,
+        receivedAt: 0,
+        meta: extra.meta ?? {},
+        consolidation: extra.consolidation,
+      },
+      systemMessages: [],
+      shared: new Map(),
+      output: "reply",
+    });
+    await handler(context("kept", {}));
+    await handler(context("internal", { consolidation: true }));
+    await handler(context("openai", { meta: { ephemeral: true } }));
+    await log.close();
+    const { turns } = await log.readSince();
+    assert.deepEqual(turns.map((t) => t.turnId), ["kept"]);
+  });
+});
