@@ -70,6 +70,7 @@ import {
   createApp,
   type DocumentView,
   EventHub,
+  knowledgeBasePort,
   memoryPort,
   registrySettingsPort,
 } from "./web/mod.ts";
@@ -308,6 +309,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
       sources: () => providers.health(),
       usage: () => usage.range(dayOf(Date.now() - 6 * 86_400_000), dayOf(Date.now())).reverse(),
     },
+    knowledge: knowledgeBasePort(memory.upkeep.knowledge),
     agents: { list: () => residents.list() },
   }, { hub });
   const server = Deno.serve(
