@@ -19,6 +19,9 @@ import { createTextAnalyzer } from "./keywords.ts";
 import { openGraphTier } from "./graph_tier.ts";
 import type { GraphStats } from "./graph.ts";
 import { exportMemory, importMemory, type PortableCounts } from "./portable.ts";
+import { readHeartbeatStats } from "./heartbeat.ts";
+import type { HeartbeatStats } from "../core/mod.ts";
+import { join } from "node:path";
 
 /** Options of openMemoryInspector. */
 export interface MemoryInspectorOptions {
@@ -35,6 +38,8 @@ export interface MemoryStatsReport {
   contextEvents: number | null;
   documents: number;
   graph: GraphStats;
+  /** What each heartbeat loop did, as the daemon last saved it. */
+  heartbeats: HeartbeatStats[];
 }
 
 /** What `memory recall QUERY` prints: the prompt's sections and the raw hits behind them. */
@@ -76,6 +81,7 @@ export async function openMemoryInspector(
       contextEvents: await countContextEvents(paths.context),
       documents: documents.size(),
       graph: tier.stats(),
+      heartbeats: await readHeartbeatStats(join(paths.memory, "heartbeat.json")),
     }),
     async recall(query) {
       const graph = await tier.indexer.recall(query);
