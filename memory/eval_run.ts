@@ -13,6 +13,7 @@ import {
   unique,
 } from "./eval.ts";
 import type { TextAnalyzer } from "./keywords.ts";
+import { graphEvalTier } from "./eval_graph.ts";
 
 /** Options of runMemoryEval. */
 export interface MemoryEvalOptions {
@@ -26,7 +27,7 @@ export interface MemoryEvalOptions {
   contextSize: number;
   /** One line per question, `{"id","ranked":[turn_id,...]}`. */
   runOut?: string;
-  /** Extra tiers (the graph) for a scope, built in `dir`. */
+  /** Tiers beyond context and documents for a scope, built in `dir`; default: the graph. */
   extraTiers?: (dir: string) => Promise<EvalTierPlugin[]>;
   onProgress?: (message: string) => void;
 }
@@ -108,7 +109,15 @@ export async function runMemoryEval(options: MemoryEvalOptions): Promise<MemoryE
         clock: options.clock,
         logger: options.logger,
         contextSize: options.contextSize,
-        extraTiers: await options.extraTiers?.(join(dir, "extra")),
+        extraTiers: options.extraTiers ? await options.extraTiers(join(dir, "extra")) : [
+          await graphEvalTier({
+            dir: join(dir, "graph"),
+            embedder: options.embedder,
+            analyzer: options.analyzer,
+            clock: options.clock,
+            logger: options.logger,
+          }),
+        ],
       });
       const scoped = turns.filter((t) => (t.scope ?? "") === scope)
         .sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
