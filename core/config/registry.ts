@@ -62,6 +62,9 @@ export class ConfigRegistry {
   #logger: Logger;
   #exact = new Map<string, Definition>();
   #patterns: Definition[] = [];
+  // Key → its definition and table: every turn reads settings, so a lookup must not re-split
+  // the key and scan the patterns each time. Cleared when a definition is added.
+  #lookups = new Map<string, { definition: Definition; table: string }>();
   #listeners = new Set<ConfigListener>();
   #overlay: Map<string, OverlayValue>;
   #warned = new Map<string, Set<string>>();
@@ -97,6 +100,7 @@ export class ConfigRegistry {
     };
     if (key.split(".").includes("*")) this.#patterns.push({ ...entry, pattern: parsePattern(key) });
     else this.#exact.set(key, entry);
+    this.#lookups.clear();
   }
 
   /** The value in effect: environment overlay, else a valid stored value, else the default. */
@@ -182,12 +186,21 @@ export class ConfigRegistry {
   }
 
   #definition(key: string): Definition {
-    tableOf(key);
-    const exact = this.#exact.get(key);
-    if (exact) return exact;
-    const pattern = this.#patterns.find((d) => matchPattern(d.pattern!, key) !== undefined);
-    if (pattern) return pattern;
-    throw unknownKey(key, this.#exact.keys(), this.#patterns.map((d) => d.pattern!));
+    return this.#lookup(key).definition;
+  }
+
+  #lookup(key: string): { definition: Definition; table: string } {
+    const cached = this.#lookups.get(key);
+    if (cached) return cached;
+    const table = tableOf(key);
+    const definition = this.#exact.get(key) ??
+      this.#patterns.find((d) => matchPattern(d.pattern!, key) !== undefined);
+    if (!definition) {
+      throw unknownKey(key, this.#exact.keys(), this.#patterns.map((d) => d.pattern!));
+    }
+    const found = { definition, table };
+    this.#lookups.set(key, found);
+    return found;
   }
 
   #resolve(key: string, definition: Definition): Resolved {
@@ -210,7 +223,7 @@ export class ConfigRegistry {
           }),
       );
     }
-    const row = this.#store.get(tableOf(key), key);
+    const row = this.#store.get(this.#lookup(key).table, key);
     if (row) {
       const stored = decode(row.value);
       if (stored.ok) {
