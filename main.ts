@@ -327,6 +327,13 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   if (!providers.hasSources()) {
     logger.warn("No LLM source configured; chat will answer with how to configure one");
   }
+  // jieba builds its dictionary on the first Chinese text (~0.5 s); do it now that the socket
+  // is open, rather than in the middle of the first message.
+  const warm = setTimeout(() => {
+    const t0 = performance.now();
+    memory.analyzer.tokenize("预热分词词典");
+    logger.debug("Segmenter warmed", { ms: Math.round(performance.now() - t0) });
+  }, 0);
 
   const stopped = Promise.withResolvers<void>();
   const onSignal = () => stopped.resolve();

@@ -50,7 +50,9 @@ export async function createEmbedder(
       { cause: error },
     );
   });
-  const [probe] = await embedder.embed(["embedding self-test 自检"], { signal: deps.signal });
+  // ASCII on purpose: a Han probe would make jieba build its dictionary (~0.5 s) before the
+  // daemon's socket opens or a CLI command answers; the first Chinese text pays it instead.
+  const [probe] = await embedder.embed(["embedding self-test"], { signal: deps.signal });
   if (probe?.length !== embedder.dim) {
     throw new EmbeddingError(
       config.kind,
