@@ -170,6 +170,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   }
   const refusal = bindRefusal(host, token);
   if (refusal) throw new UsageError(refusal);
+  checkPortFree(host, port, store);
 
   // Lua adapters (docs/adapters.md): bundled scripts copied to <home>/adapters, edits there win.
   const adapterDir = join(paths.root, "adapters");
@@ -392,6 +393,27 @@ async function listDocuments(
     return hits.map((h) => view(h.document, h.score));
   }
   return documents.recent(options.limit).map((d) => ({ ...d }));
+}
+
+/**
+ * Fail before anything starts when the web address is taken, with a message that says what to
+ * do (Deno.serve later would fail after the plugins are up, with only "Address already in use").
+ */
+function checkPortFree(host: string, port: number, store: { close(): void }): void {
+  if (port === 0) return;
+  try {
+    Deno.listen({ hostname: host, port }).close();
+  } catch (error) {
+    store.close();
+    if (error instanceof Deno.errors.AddrInUse) {
+      throw new HomeAgentError(
+        "address_in_use",
+        `Cannot listen on ${host}:${port}: the address is in use by another program; ` +
+          `stop it, or pass --port (or set core.web.port)`,
+      );
+    }
+    throw error;
+  }
 }
 
 /** Refuse a second daemon on the same home; remove a stale socket left by a crash. */

@@ -178,3 +178,23 @@ Deno.test("The daemon keeps its context across restarts and archives pruned turn
     .map((t) => t.function.name);
   assert.ok(tools.includes("doc_query") && tools.includes("doc_commit"));
 });
+
+Deno.test("serve refuses a web port in use with a clear line, before starting anything", async () => {
+  await using home = await tempHome();
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const port = (taken.addr as Deno.NetAddr).port;
+    const result = await runMain(["serve", "--home", `${home}`, "--port", String(port)]);
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      new RegExp(
+        `^error: Cannot listen on 127\\.0\\.0\\.1:${port}: the address is in use.*--port`,
+        "m",
+      ),
+    );
+    await assert.rejects(Deno.stat(join(`${home}`, "run", "homed.sock")), Deno.errors.NotFound);
+  } finally {
+    taken.close();
+  }
+});
