@@ -34,34 +34,35 @@ import {
   systemClock,
 } from "./adapters/mod.ts";
 import {
-  createTextAnalyzer,
   ensureHome,
+  evalMemoryCommand,
   type HomePaths,
   homePaths,
+  type MemoryAction,
+  memoryCommand,
+  type MemoryCommandContext,
   openMemory,
-  openMemoryInspector,
-  readEmbeddingConfig,
   readPersona,
   registerMemoryDefaults,
   resolveHome,
-  runMemoryEval,
-  selectEmbedder,
   SqliteConfigStore,
   SqliteUsageStore,
 } from "./memory/mod.ts";
 import {
-  chatOnce,
-  CliClient,
+  chatCommand,
   type CliPluginControl,
   createCliPlugin,
   defaultImportMap,
   placeHmap,
+  PLUGIN_ACTIONS,
+  type PluginAction,
+  pluginCommandOnline,
   PluginRegistry,
-  processIo,
   readHmap,
   readManifest,
   registerPluginDefaults,
-  runRepl,
+  statusCommand,
+  stopCommand,
 } from "./plugins/mod.ts";
 import {
   agentChatPort,
@@ -77,6 +78,9 @@ import {
 
 /** A usage error: exit code 2. */
 class UsageError extends Error {}
+
+/** Command output: stdout, one line at a time. */
+const terminal = { print: (line: string) => console.log(line) };
 
 const USAGE = `Usage: homeagent <command> [options]
 
@@ -126,17 +130,17 @@ async function main(args: string[]): Promise<number> {
     case "serve":
       return await serve(home, values.host, values.port);
     case "chat":
-      return await chat(homePaths(home), rest.join(" "));
+      return await chatCommand(homePaths(home).socket, rest.join(" "));
     case "stop":
-      return await stop(homePaths(home));
+      return await stopCommand(homePaths(home).socket, terminal);
     case "status":
-      return await status(homePaths(home));
+      return await statusCommand(homePaths(home).socket, terminal);
     case "config":
       return await config(home, rest, values.reveal ?? false);
     case "plugin":
       return await plugin(home, rest);
     case "memory":
-      return await memoryCommand(home, rest);
+      return await memory(home, rest);
     case "eval":
       return await evaluate(home, rest, values);
     default:
@@ -342,6 +346,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   Deno.addSignalListener("SIGTERM", onSignal);
   await stopped.promise;
   logger.info("HomeAgent stopping");
+  clearTimeout(warm);
   background.abort();
   await triage.close();
   await residents.close();
@@ -433,44 +438,6 @@ async function claimSocket(paths: HomePaths): Promise<void> {
   }
 }
 
-async function chat(paths: HomePaths, text: string): Promise<number> {
-  const client = await CliClient.connect(paths.socket);
-  try {
-    if (text.trim() === "") return await runRepl(client, processIo());
-    const io = processIo();
-    const reply = await chatOnce(client, text, io);
-    return reply.status === "error" || reply.status === "refused" ? 1 : 0;
-  } finally {
-    client.close();
-  }
-}
-
-async function stop(paths: HomePaths): Promise<number> {
-  const client = await CliClient.connect(paths.socket);
-  try {
-    await client.send({ type: "stop" });
-    const frame = await client.expect("stopped");
-    const waiting = frame.queued + frame.suspended;
-    const rest = waiting === 0 ? "" : ` ${waiting} waiting input(s) answered "stopped".`;
-    console.log((frame.wasRunning ? "Stopped the current turn." : "Nothing was running.") + rest);
-    return 0;
-  } finally {
-    client.close();
-  }
-}
-
-async function status(paths: HomePaths): Promise<number> {
-  const client = await CliClient.connect(paths.socket);
-  try {
-    await client.send({ type: "status" });
-    const frame = await client.expect("status");
-    console.log(JSON.stringify(frame.status, null, 2));
-    return 0;
-  } finally {
-    client.close();
-  }
-}
-
 async function config(home: string, args: string[], reveal: boolean): Promise<number> {
   const [action, key, ...valueParts] = args;
   const paths = await ensureHome(home);
@@ -521,65 +488,43 @@ async function evaluate(
   if (ks.some((k) => !Number.isInteger(k) || k < 1)) {
     throw new UsageError(`Invalid --k "${flags.k}": expected positive integers like 5,10`);
   }
-  const logger = createJsonLogger({ level: "warn" });
-  const paths = await ensureHome(home);
-  const { store, registry } = openConfig(paths, logger);
-  try {
-    const analyzer = await createTextAnalyzer();
-    const { embedder } = await selectEmbedder(readEmbeddingConfig(registry), {
-      logger,
-      memoryDir: paths.memory,
-      analyzer,
-    });
-    const result = await runMemoryEval({
-      corpusPath: flags.corpus,
-      questionsPath: flags.questions,
+  const result = await withHomeStores(home, (context) =>
+    evalMemoryCommand(context, {
+      corpus: flags.corpus!,
+      questions: flags.questions!,
       ks,
-      embedder,
-      analyzer,
-      clock: systemClock,
-      logger,
-      contextSize: registry.get<number>("core.agent.max_context_size"),
       runOut: flags["run-out"],
-      onProgress: (message) => console.error(message),
-    });
-    console.log(JSON.stringify(result, null, 2));
-    return 0;
-  } finally {
-    store.close();
-  }
+    }, (message: string) => console.error(message)));
+  console.log(JSON.stringify(result, null, 2));
+  return 0;
 }
 
-/** `memory stats` and `memory recall QUERY`: the home's stores opened directly, JSON out. */
-async function memoryCommand(home: string, args: string[]): Promise<number> {
+/** `memory stats | recall QUERY | export FILE | import FILE`: JSON out. */
+async function memory(home: string, args: string[]): Promise<number> {
   const [action, ...rest] = args;
   const argument = rest.join(" ").trim();
   const usage = "Usage: homeagent memory stats | recall QUERY | export FILE | import FILE";
-  if (!["stats", "recall", "export", "import"].includes(action ?? "")) throw new UsageError(usage);
+  const actions: MemoryAction[] = ["stats", "recall", "export", "import"];
+  if (!actions.includes(action as MemoryAction)) throw new UsageError(usage);
   if (action !== "stats" && argument === "") throw new UsageError(usage);
+  const report = await withHomeStores(
+    home,
+    (context) => memoryCommand(context, action as MemoryAction, argument),
+  );
+  console.log(JSON.stringify(report, null, 2));
+  return 0;
+}
+
+/** Run `fn` with the home's config open (closed afterwards) and a quiet logger. */
+async function withHomeStores<T>(
+  home: string,
+  fn: (context: MemoryCommandContext) => Promise<T>,
+): Promise<T> {
   const paths = await ensureHome(home);
   const logger = createJsonLogger({ level: "warn" });
   const { store, registry } = openConfig(paths, logger);
   try {
-    const memory = await openMemoryInspector({
-      paths,
-      config: registry,
-      clock: systemClock,
-      logger,
-    });
-    try {
-      const report = action === "stats"
-        ? await memory.stats()
-        : action === "recall"
-        ? await memory.recall(argument)
-        : action === "export"
-        ? await memory.export(argument)
-        : await memory.import(argument);
-      console.log(JSON.stringify(report, null, 2));
-      return 0;
-    } finally {
-      memory.close();
-    }
+    return await fn({ paths, config: registry, clock: systemClock, logger });
   } finally {
     store.close();
   }
@@ -591,29 +536,19 @@ async function memoryCommand(home: string, args: string[]): Promise<number> {
  */
 async function plugin(home: string, args: string[]): Promise<number> {
   const [action, arg] = args;
-  const actions = ["list", "install", "uninstall", "reload", "enable", "disable"] as const;
-  type Action = (typeof actions)[number];
-  if (!actions.includes(action as Action) || (action !== "list" && !arg)) {
+  if (!PLUGIN_ACTIONS.includes(action as PluginAction) || (action !== "list" && !arg)) {
     throw new UsageError(
       "Usage: homeagent plugin list | install FILE.hmap | uninstall|reload|enable|disable NAME",
     );
   }
   const paths = homePaths(home);
   const path = action === "install" ? await Deno.realPath(arg!) : undefined;
-  let client: CliClient | undefined;
-  try {
-    client = await CliClient.connect(paths.socket);
-  } catch {
-    return await pluginOffline(home, action as Action, path ?? arg);
-  }
-  try {
-    await client.send({ type: "plugin", action: action as Action, name: arg, path });
-    const frame = await client.expect("plugin");
-    printPlugins(frame.result);
-    return 0;
-  } finally {
-    client.close();
-  }
+  const online = await pluginCommandOnline(
+    paths.socket,
+    { action: action as PluginAction, name: arg, path },
+    terminal,
+  );
+  return online ?? await pluginOffline(home, action as PluginAction, path ?? arg);
 }
 
 async function pluginOffline(home: string, action: string, arg?: string): Promise<number> {

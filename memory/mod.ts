@@ -30,3 +30,4 @@ export * from "./eval.ts";
 export * from "./eval_run.ts";
 export * from "./usage_store.ts";
 export * from "./portable.ts";
+export * from "./commands.ts";

@@ -6,5 +6,17 @@ export {
 } from "./builtin/cli/server.ts";
 export { chatOnce, type ChatPrinter, CliClient } from "./builtin/cli/client.ts";
 export { processIo, type ReplIo, runRepl } from "./builtin/cli/repl.ts";
-export { type ClientFrame, type ServerFrame } from "./builtin/cli/protocol.ts";
+export {
+  type ClientFrame,
+  PLUGIN_ACTIONS,
+  type PluginAction,
+  type ServerFrame,
+} from "./builtin/cli/protocol.ts";
+export {
+  chatCommand,
+  type CommandOutput,
+  pluginCommandOnline,
+  statusCommand,
+  stopCommand,
+} from "./builtin/cli/commands.ts";
 export * from "./host/mod.ts";

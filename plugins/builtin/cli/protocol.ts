@@ -4,6 +4,19 @@
  */
 import { z } from "zod";
 
+/** What `plugin` frames can ask. */
+export const PLUGIN_ACTIONS = [
+  "list",
+  "install",
+  "uninstall",
+  "reload",
+  "enable",
+  "disable",
+] as const;
+
+/** One of PLUGIN_ACTIONS. */
+export type PluginAction = (typeof PLUGIN_ACTIONS)[number];
+
 /** A frame the client sends. */
 export const ClientFrame = z.discriminatedUnion("type", [
   z.object({ type: z.literal("chat"), text: z.string().min(1).max(1_000_000) }),
@@ -12,7 +25,7 @@ export const ClientFrame = z.discriminatedUnion("type", [
   /** Plugin management; `path` (install) is an absolute path the daemon reads. */
   z.object({
     type: z.literal("plugin"),
-    action: z.enum(["list", "install", "uninstall", "reload", "enable", "disable"]),
+    action: z.enum(PLUGIN_ACTIONS),
     name: z.string().max(64).optional(),
     path: z.string().max(4096).optional(),
   }),

@@ -1,0 +1,78 @@
+/**
+ * The client commands that talk to a running daemon over its socket: `chat`, `stop`, `status`
+ * and the online half of `plugin`. Output goes through the given printer, so main.ts stays the
+ * only place that writes to the terminal.
+ */
+import { chatOnce, CliClient } from "./client.ts";
+import type { PluginAction } from "./protocol.ts";
+import { processIo, runRepl } from "./repl.ts";
+
+/** Where a command's lines go. */
+export interface CommandOutput {
+  print(line: string): void;
+}
+
+async function withClient<T>(socket: string, fn: (client: CliClient) => Promise<T>): Promise<T> {
+  const client = await CliClient.connect(socket);
+  try {
+    return await fn(client);
+  } finally {
+    client.close();
+  }
+}
+
+/** `chat [TEXT]`: one message streamed back, or the REPL without text. Returns the exit code. */
+export function chatCommand(socket: string, text: string): Promise<number> {
+  return withClient(socket, async (client) => {
+    if (text.trim() === "") return await runRepl(client, processIo());
+    const reply = await chatOnce(client, text, processIo());
+    return reply.status === "error" || reply.status === "refused" ? 1 : 0;
+  });
+}
+
+/** `stop`: stop the current turn and what waits; prints what happened. */
+export function stopCommand(socket: string, out: CommandOutput): Promise<number> {
+  return withClient(socket, async (client) => {
+    await client.send({ type: "stop" });
+    const frame = await client.expect("stopped");
+    const waiting = frame.queued + frame.suspended;
+    const rest = waiting === 0 ? "" : ` ${waiting} waiting input(s) answered "stopped".`;
+    out.print((frame.wasRunning ? "Stopped the current turn." : "Nothing was running.") + rest);
+    return 0;
+  });
+}
+
+/** `status`: the daemon's status report as indented JSON. */
+export function statusCommand(socket: string, out: CommandOutput): Promise<number> {
+  return withClient(socket, async (client) => {
+    await client.send({ type: "status" });
+    const frame = await client.expect("status");
+    out.print(JSON.stringify(frame.status, null, 2));
+    return 0;
+  });
+}
+
+/**
+ * `plugin …` through a running daemon (changes apply at once). Resolves undefined when no
+ * daemon answers, so the caller can fall back to the home's files.
+ */
+export async function pluginCommandOnline(
+  socket: string,
+  request: { action: PluginAction; name?: string; path?: string },
+  out: CommandOutput,
+): Promise<number | undefined> {
+  let client: CliClient;
+  try {
+    client = await CliClient.connect(socket);
+  } catch {
+    return undefined;
+  }
+  try {
+    await client.send({ type: "plugin", ...request });
+    const frame = await client.expect("plugin");
+    out.print(JSON.stringify(frame.result, null, 2));
+    return 0;
+  } finally {
+    client.close();
+  }
+}
