@@ -41,6 +41,7 @@ import {
   type MemoryAction,
   memoryCommand,
   type MemoryCommandContext,
+  memoryPluginServices,
   openMemory,
   readPersona,
   registerMemoryDefaults,
@@ -258,16 +259,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     kernelVersion: denoJson.version,
     env,
     importMap: defaultImportMap(),
-    services: {
-      docQuery: async (query, k) =>
-        (await memory.documents.query(query, { k })).map((h) => ({
-          id: h.document.id,
-          summary: h.document.summary,
-          content: h.document.content,
-          score: h.score,
-        })),
-      docCommit: (doc) => memory.documents.insert(doc),
-    },
+    services: memoryPluginServices(memory),
   });
   const statusReport = () => ({
     version: denoJson.version,

@@ -31,3 +31,4 @@ export * from "./eval_run.ts";
 export * from "./usage_store.ts";
 export * from "./portable.ts";
 export * from "./commands.ts";
+export * from "./plugin_services.ts";
