@@ -4,9 +4,7 @@
  * over loopback HTTP, one tool call, all stages), with the fake server's own handler time
  * subtracted.
  */
-import { Agent, ProviderManager, silentLogger } from "../../core/mod.ts";
-import { createProviderFactory, systemClock } from "../../adapters/mod.ts";
-import { openTestRegistry } from "../fakes/config.ts";
+import { benchAgent } from "./_agent.ts";
 import { type Figure, quantile, round } from "./_figure.ts";
 
 const WARMUP = 50;
@@ -66,24 +64,8 @@ function startBenchServer() {
 
 async function measure(): Promise<Record<string, Figure>> {
   const server = startBenchServer();
-  using config = openTestRegistry();
-  const registry = config.registry;
-  registry.set("core.llm.sources.bench.base_url", server.url);
-  registry.set("core.llm.sources.bench.model", "bench");
-  registry.set("core.llm.sources.bench.context_window", 128_000);
-  const providers = new ProviderManager({
-    clock: systemClock,
-    logger: silentLogger,
-    sources: () => registry.llmSources(),
-    factory: createProviderFactory({ clock: systemClock, logger: silentLogger }),
-  });
-  const agent = new Agent({
-    clock: systemClock,
-    logger: silentLogger,
-    config: registry,
-    llm: providers,
-    persona: () => "You are a benchmark.",
-  });
+  using bench = benchAgent(server.url);
+  const agent = bench.agent;
   agent.tools.register({
     name: "bench_echo",
     description: "echo",

@@ -10,17 +10,15 @@
  * immediately; the time per input of admission, preemption checks, dispatch, finish and reply.
  */
 import {
-  Agent,
   EventBus,
   EventLoop,
   type Input,
   type PriorityLevel,
-  ProviderManager,
   Scheduler,
   silentLogger,
 } from "../../core/mod.ts";
-import { createProviderFactory, systemClock } from "../../adapters/mod.ts";
-import { openTestRegistry } from "../fakes/config.ts";
+import { systemClock } from "../../adapters/mod.ts";
+import { benchAgent } from "./_agent.ts";
 import { startLoopbackServer } from "../fixtures/fake_http.ts";
 import { type Figure, quantile, round } from "./_figure.ts";
 
@@ -66,23 +64,8 @@ function startAbortServer() {
 
 async function measureAbort(): Promise<Record<string, Figure>> {
   const server = startAbortServer();
-  using config = openTestRegistry();
-  const registry = config.registry;
-  registry.set("core.llm.sources.bench.base_url", server.url);
-  registry.set("core.llm.sources.bench.model", "bench");
-  registry.set("core.llm.sources.bench.context_window", 128_000);
-  const agent = new Agent({
-    clock: systemClock,
-    logger: silentLogger,
-    config: registry,
-    llm: new ProviderManager({
-      clock: systemClock,
-      logger: silentLogger,
-      sources: () => registry.llmSources(),
-      factory: createProviderFactory({ clock: systemClock, logger: silentLogger }),
-    }),
-    persona: () => "You are a benchmark.",
-  });
+  using bench = benchAgent(server.url);
+  const agent = bench.agent;
   const samples: number[] = [];
   try {
     for (let i = 0; i < WARMUP + SAMPLES; i++) {
