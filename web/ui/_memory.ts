@@ -235,6 +235,26 @@ interface Doc {
   score?: number;
 }
 
+/** A one-line query form: an input bound to `q` and a button that runs `submit`. */
+function queryForm(
+  q: string,
+  setQ: (value: string) => void,
+  submit: () => void,
+  placeholder: string,
+  button: string,
+) {
+  return h(
+    "form",
+    { class: "row", onSubmit: (e: Event) => (e.preventDefault(), void submit()) },
+    h("input", {
+      value: q,
+      placeholder,
+      onInput: (e: Event) => setQ((e.target as HTMLInputElement).value),
+    }),
+    h("button", { type: "submit" }, button),
+  );
+}
+
 function DocumentsTab() {
   const [q, setQ] = useState("");
   const [docs, setDocs] = useState<Doc[] | undefined>();
@@ -246,16 +266,7 @@ function DocumentsTab() {
   return h(
     "div",
     null,
-    h(
-      "form",
-      { class: "row", onSubmit: (e: Event) => (e.preventDefault(), void load()) },
-      h("input", {
-        value: q,
-        placeholder: t("search"),
-        onInput: (e: Event) => setQ((e.target as HTMLInputElement).value),
-      }),
-      h("button", { type: "submit" }, t("search")),
-    ),
+    queryForm(q, setQ, load, t("search"), t("search")),
     error && h("div", { class: "error" }, error),
     docs?.length === 0 && h("p", null, t("noData")),
     h(
@@ -300,16 +311,7 @@ function ContextTab() {
   return h(
     "div",
     null,
-    h(
-      "form",
-      { class: "row", onSubmit: (e: Event) => (e.preventDefault(), void load()) },
-      h("input", {
-        value: q,
-        placeholder: t("query"),
-        onInput: (e: Event) => setQ((e.target as HTMLInputElement).value),
-      }),
-      h("button", { type: "submit" }, t("score")),
-    ),
+    queryForm(q, setQ, load, t("query"), t("score")),
     error && h("div", { class: "error" }, error),
     data && h("p", { class: "hint" }, `${t("query")}: ${data.query}`),
     h(
