@@ -67,6 +67,7 @@ const FAILED = "\u0001error";
 const LUA_TNIL = 0;
 const LUA_REGISTRYINDEX = -1_001_000;
 const LUA_TSTRING = 4;
+const utf8 = new TextDecoder();
 
 /** A loaded adapter VM. Methods throw LuaScriptError; they never crash the caller otherwise. */
 export class LuaVm {
@@ -80,6 +81,7 @@ export class LuaVm {
   #chunkRef: bigint;
   #chunksRef: bigint;
   #closed = false;
+  #lengthSlot?: number;
 
   /** Use createLuaVm. */
   constructor(adapter: string, engine: LuaEngine, exports: LuaExports) {
@@ -138,17 +140,16 @@ export class LuaVm {
     try {
       api.lua_rawgeti(L, LUA_REGISTRYINDEX, this.#chunkRef);
       api.lua_pushnumber(L, id);
-      api.lua_pushstring(L, line);
+      this.#pushBytes(line);
       if (api.lua_pcallk(L, 2, 1, 0, 0, null) !== 0) {
-        const detail = api.lua_tolstring(L, -1, null);
-        throw new LuaScriptError(this.adapter, "transform_stream_chunk", detail);
+        throw new LuaScriptError(this.adapter, "transform_stream_chunk", this.#topString());
       }
       const type = api.lua_type(L, -1);
       if (type === LUA_TNIL) return undefined;
       if (type !== LUA_TSTRING) {
         throw new LuaScriptError(this.adapter, "transform_stream_chunk", "returned a non-string");
       }
-      const result = api.lua_tolstring(L, -1, null);
+      const result = this.#topString();
       if (result === FAILED) throw this.#failure("transform_stream_chunk");
       return result;
     } finally {
@@ -169,17 +170,48 @@ export class LuaVm {
     try {
       api.lua_rawgeti(L, LUA_REGISTRYINDEX, this.#chunksRef);
       api.lua_pushnumber(L, id);
-      api.lua_pushstring(L, lines.join("\0"));
+      // NUL separates the lines: no SSE data or NDJSON line carries one, and the bytes
+      // cross with their length (lua_pushstring and UTF8ToString would stop at the first).
+      this.#pushBytes(lines.join("\0"));
       if (api.lua_pcallk(L, 2, 1, 0, 0, null) !== 0) {
-        const detail = api.lua_tolstring(L, -1, null);
-        throw new LuaScriptError(this.adapter, "transform_stream_chunk", detail);
+        throw new LuaScriptError(this.adapter, "transform_stream_chunk", this.#topString());
       }
-      const result = api.lua_tolstring(L, -1, null);
+      const result = this.#topString();
       if (result === FAILED) throw this.#failure("transform_stream_chunk");
       return result.split("\0").map((r: string) => r === "\u0002" ? undefined : r);
     } finally {
       api.lua_settop(L, top);
     }
+  }
+
+  /** Push `text` as a Lua string of its exact UTF-8 bytes, embedded NULs included. */
+  #pushBytes(text: string): void {
+    const global = this.#engine.global;
+    const module = global.lua.module;
+    const size = module.lengthBytesUTF8(text);
+    const pointer = module._malloc(size + 1);
+    try {
+      module.stringToUTF8(text, pointer, size + 1);
+      global.lua.lua_pushlstring(global.address, pointer, size);
+    } finally {
+      module._free(pointer);
+    }
+  }
+
+  /** The string at the top of the stack, read with its length (it may hold NULs). */
+  #topString(): string {
+    const global = this.#engine.global;
+    const module = global.lua.module;
+    this.#lengthSlot ??= module._malloc(4);
+    const pointer = module.ccall(
+      "lua_tolstring",
+      "number",
+      ["number", "number", "number"],
+      [global.address, -1, this.#lengthSlot],
+    ) as number;
+    if (pointer === 0) return "";
+    const size = module.HEAPU32[this.#lengthSlot >>> 2] ?? 0;
+    return utf8.decode(module.HEAPU8.subarray(pointer, pointer + size));
   }
 
   /** Drop the per-stream state of `id`. */
@@ -191,6 +223,7 @@ export class LuaVm {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#lengthSlot !== undefined) this.#engine.global.lua.module._free(this.#lengthSlot);
     this.#engine.global.close();
   }
 

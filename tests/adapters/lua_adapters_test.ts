@@ -351,3 +351,22 @@ Deno.test("Lua ollama adapter streams NDJSON thinking, text and a tool call", as
   assert.equal(body.messages[3]!.tool_name, "get_weather");
   assert.deepEqual(body.options, { num_predict: 256 });
 });
+
+Deno.test("Lua adapters read every line of a stream that arrives in one network read", async () => {
+  for (
+    const [adapter, fixture, start, model] of [
+      ["anthropic", "anthropic_text.txt", startFakeAnthropic, "claude-sonnet-4-5"],
+      ["deepseek", "deepseek_reasoning.txt", () => startReplayServer(), "deepseek-reasoner"],
+    ] as const
+  ) {
+    await using server = start();
+    const split = await recording(fixture);
+    const whole = { ...split, frames: [split.frames.join("")] };
+    server.enqueue(split, whole);
+    const each = await collect(provider(adapter, server, model).stream(weather));
+    const once = await collect(provider(adapter, server, model).stream(weather));
+    assert.ok(textOf(each).length > 0, adapter);
+    assert.equal(textOf(once), textOf(each), adapter);
+    assert.deepEqual(done(once), done(each), adapter);
+  }
+});
