@@ -27,12 +27,12 @@ export const EvalTurn = z.object({
   scope: z.string().optional(),
 });
 
-/** One question line. */
+/** One question line. An empty gold list is read, then skipped (it cannot be scored). */
 export const EvalQuestion = z.object({
   id: z.string(),
   question: z.string(),
   lang: z.string().optional(),
-  gold_turn_ids: z.array(z.string()).min(1),
+  gold_turn_ids: z.array(z.string()),
   scope: z.string().optional(),
 });
 

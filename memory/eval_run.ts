@@ -37,7 +37,10 @@ export type Scores = Record<string, number> & { questions: number };
 
 /** The printed result. */
 export interface MemoryEvalResult {
+  /** Questions scored (those with at least one gold turn). */
   questions: number;
+  /** Questions read but not scored because their gold list is empty. */
+  "skipped_empty_gold": number;
   turns: number;
   scopes: number;
   overall: Scores;
@@ -92,7 +95,14 @@ class Tally {
 export async function runMemoryEval(options: MemoryEvalOptions): Promise<MemoryEvalResult> {
   const started = performance.now();
   const turns = await readJsonl(options.corpusPath, EvalTurn);
-  const questions = await readJsonl(options.questionsPath, EvalQuestion);
+  const read = await readJsonl(options.questionsPath, EvalQuestion);
+  // A question without gold turns has no recall to measure; it is counted, not scored.
+  const questions = read.filter((q) => q.gold_turn_ids.length > 0);
+  if (questions.length < read.length) {
+    options.onProgress?.(
+      `${read.length - questions.length} question(s) with an empty gold list skipped`,
+    );
+  }
   const scopes = [...new Set([...turns, ...questions].map((x) => x.scope ?? ""))];
   const overall = new Tally();
   const byLang = new Map<string, Tally>();
@@ -147,6 +157,7 @@ export async function runMemoryEval(options: MemoryEvalOptions): Promise<MemoryE
   if (options.runOut) await Deno.writeTextFile(options.runOut, runLines.join("\n") + "\n");
   return {
     questions: questions.length,
+    "skipped_empty_gold": read.length - questions.length,
     turns: turns.length,
     scopes: scopes.length,
     overall: overall.scores(),

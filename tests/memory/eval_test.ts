@@ -1,6 +1,17 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { EvalTurn, fuseRankings, readJsonl, recallAt, reciprocalRank } from "../../memory/mod.ts";
+import { silentLogger } from "../../core/mod.ts";
+import { systemClock } from "../../adapters/mod.ts";
+import {
+  createHashEmbedder,
+  createTextAnalyzer,
+  EvalTurn,
+  fuseRankings,
+  readJsonl,
+  recallAt,
+  reciprocalRank,
+  runMemoryEval,
+} from "../../memory/mod.ts";
 import { runMain } from "../fakes/daemon.ts";
 
 const FIXTURES = new URL("../fixtures/eval/", import.meta.url).pathname;
@@ -76,5 +87,40 @@ Deno.test("eval memory runs the built-in bilingual set end to end through the CL
     assert.equal(bad.code, 2);
   } finally {
     await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("runMemoryEval skips questions with an empty gold list and counts them", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-eval-gold-" });
+  try {
+    const questions = join(dir, "questions.jsonl");
+    const given = await Deno.readTextFile(join(FIXTURES, "small_questions.jsonl"));
+    const empty = [
+      { id: "en:none", question: "What is my dog called?", lang: "en", gold_turn_ids: [] },
+      { id: "zh:none", question: "我的狗叫什么？", lang: "zh", gold_turn_ids: [], scope: "s-zh" },
+    ].map((q) => JSON.stringify(q)).join("\n");
+    await Deno.writeTextFile(questions, `${given.trimEnd()}\n${empty}\n`);
+    const runOut = join(dir, "run.jsonl");
+    const analyzer = await createTextAnalyzer();
+    const result = await runMemoryEval({
+      corpusPath: join(FIXTURES, "small_corpus.jsonl"),
+      questionsPath: questions,
+      ks: [5],
+      embedder: createHashEmbedder({ analyzer }),
+      analyzer,
+      clock: systemClock,
+      logger: silentLogger,
+      contextSize: 12,
+      runOut,
+    });
+    assert.equal(result.questions, 8);
+    assert.equal(result.skipped_empty_gold, 2);
+    assert.equal(result.overall.questions, 8);
+    assert.ok(Number.isFinite(result.overall["recall@5"]), JSON.stringify(result.overall));
+    const ids = (await Deno.readTextFile(runOut)).trim().split("\n").map((l) => JSON.parse(l).id);
+    assert.equal(ids.length, 8);
+    assert.ok(!ids.includes("en:none") && !ids.includes("zh:none"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
