@@ -6,6 +6,14 @@ export interface Figure {
   unit: string;
 }
 
+/** A figure that could not be measured, and why (a bench that threw, no chromium, …). */
+export interface FigureError {
+  error: string;
+}
+
+/** What the harness reports under a figure's name. */
+export type FigureResult = Figure | FigureError;
+
 /** Measures one figure, or several figures from one measurement (keyed by name). */
 export type FigureFn = () => Promise<Figure | Record<string, Figure>>;
 

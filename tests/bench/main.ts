@@ -2,10 +2,12 @@
  * The benchmark harness (`deno task bench [--json] [--only a,b]`, DESIGN.md §9). Each bench
  * module exports `figures`: a map from figure name to a function measuring it. A function may
  * return one figure, or several at once (keyed by their names) when one measurement yields them.
+ * A bench that throws is reported as `{"error": "…"}` under each of its names; the rest still run.
  */
 // deno-lint-ignore-file no-console
 import { parseArgs } from "node:util";
-import type { Figure, FigureFn } from "./_figure.ts";
+import type { FigureFn } from "./_figure.ts";
+import { failedFigures, formatTable, measureFigures } from "./_harness.ts";
 import { figures as kernelFigures } from "./kernel_bench.ts";
 import { figures as daemonFigures } from "./daemon_bench.ts";
 import { figures as wasmFigures } from "./wasm_bench.ts";
@@ -56,28 +58,20 @@ async function run(): Promise<number> {
     );
     return 2;
   }
-  const results: Record<string, Figure> = {};
-  const done = new Set<FigureFn>();
-  for (const [name, fn] of Object.entries(ALL)) {
-    if (only && !only.includes(name)) continue;
-    if (done.has(fn)) continue; // one measurement that reports several figures
-    done.add(fn);
-    if (!values.json) console.error(`measuring ${name} ...`);
-    const out = await fn();
-    const produced = "value" in out ? { [name]: out as Figure } : out as Record<string, Figure>;
-    for (const [key, figure] of Object.entries(produced)) {
-      if (!only || only.includes(key)) results[key] = figure;
-    }
-  }
+  const results = await measureFigures(ALL, {
+    only,
+    onStart: (name) => {
+      if (!values.json) console.error(`measuring ${name} ...`);
+    },
+  });
   if (values.json) {
     console.log(JSON.stringify({ figures: results, machine: machine() }, null, 2));
   } else {
-    const width = Math.max(...Object.keys(results).map((k) => k.length), 6);
-    console.log(`${"figure".padEnd(width)}  ${"value".padStart(12)}  unit`);
-    for (const [key, figure] of Object.entries(results)) {
-      const value = Number.isInteger(figure.value) ? String(figure.value) : figure.value.toFixed(2);
-      console.log(`${key.padEnd(width)}  ${value.padStart(12)}  ${figure.unit}`);
-    }
+    console.log(formatTable(results));
+  }
+  const failed = failedFigures(results);
+  if (failed.length > 0) {
+    console.error(`${failed.length} figure(s) could not be measured: ${failed.join(", ")}`);
   }
   return 0;
 }

@@ -116,8 +116,9 @@ async function bundleFigures(): Promise<Record<string, Figure>> {
 async function ttiFigure(): Promise<Figure> {
   const fake = fakeWeb();
   const app = createApp({ ...fake.deps, clock: systemClock });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
+  // chromium first: when it is missing the figure is an error entry and nothing is left serving.
   const browser = await launchChromium();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
   const samples: number[] = [];
   try {
     for (let i = 0; i < 6; i++) {
