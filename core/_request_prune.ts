@@ -1,13 +1,35 @@
 /**
- * Shrinking a request that does not fit a source's window (context overflow): drop the
- * oldest lines of the prompt's conversation timeline, then cut the oldest tool results, then
- * cut the middle of the system prompt. Pure: no IO, the input is not modified.
+ * Fitting a request to a source's window. A request is built per source (RequestBuilder, so the
+ * prompt's memory and timeline take what that source's window leaves), and one that is still
+ * too long is pruned: the oldest lines of the prompt's conversation timeline go, then the middle
+ * of the oldest tool results. The persona and the user's messages are never cut: what cannot
+ * fit without them is refused. Pure: no IO, the input is not modified.
  */
 import type { TokenCounter } from "./budget.ts";
 import type { ChatMessage, ChatRequest } from "./provider.ts";
 
 /** Why a request is pruned: the source refused it, or the guard saw it would not fit. */
 export type PruneReason = "overflow" | "guard";
+
+/** What a request is built for: one source's window and the estimate to stay within. */
+export interface RequestFit {
+  source: string;
+  /** The source's window in tokens. */
+  window: number;
+  /** The most estimated tokens memory and timeline may bring the request to. */
+  targetTokens: number;
+}
+
+/**
+ * Builds the request of one attempt for a source (the turn assembles its prompt this way, so
+ * each source's own window applies). Must not throw; called once or twice per source.
+ */
+export type RequestBuilder = (fit: RequestFit) => ChatRequest;
+
+/** The most estimated tokens a request may have for `window`: what its reply may take is kept. */
+export function fitLimit(window: number, request: ChatRequest): number {
+  return Math.max(0, window - (request.maxTokens ?? 0));
+}
 
 /** What a pruner is told. */
 export interface PruneInfo {
@@ -44,7 +66,7 @@ export function requestTokens(request: ChatRequest, count: TokenCounter): number
   return total;
 }
 
-/** The default pruner: timeline lines, then tool results, then the system prompt's middle. */
+/** The default pruner: timeline lines, then tool results; never the persona or user text. */
 export function pruneRequest(request: ChatRequest, info: PruneInfo): ChatRequest {
   const messages = request.messages.map((m) => ({ ...m })) as ChatMessage[];
   const over = () => requestTokens({ ...request, messages }, info.count) - info.targetTokens;
@@ -55,7 +77,6 @@ export function pruneRequest(request: ChatRequest, info: PruneInfo): ChatRequest
     if (excess <= 0) break;
     if (m.role === "tool") m.content = cutMiddle(m.content, excess, info.count);
   }
-  if (system && over() > 0) system.content = cutMiddle(system.content, over(), info.count);
   return { ...request, messages };
 }
 

@@ -12,9 +12,24 @@ export interface TokenBudget {
   context: number;
 }
 
-/** targetUsage = min(window × 0.8, 600k); memory gets ⅓ of what the fixed part leaves, events ⅔. */
-export function computeTokenBudget(maxContext: number, fixedTokens: number): TokenBudget {
-  const target = Math.floor(Math.min(maxContext * 0.8, MAX_TARGET_TOKENS));
+/** Options of computeTokenBudget. */
+export interface TokenBudgetOptions {
+  /** A smaller working band than the window's (a source refused a longer request). */
+  target?: number;
+}
+
+/**
+ * targetUsage = min(window × 0.8, 600k); memory gets ⅓ of what the fixed part leaves, events ⅔.
+ * The fixed part is everything that is never pruned: persona, notes, the user's message, this
+ * turn's tool rounds and the tool schemas.
+ */
+export function computeTokenBudget(
+  maxContext: number,
+  fixedTokens: number,
+  options: TokenBudgetOptions = {},
+): TokenBudget {
+  const band = Math.min(maxContext * 0.8, MAX_TARGET_TOKENS, options.target ?? Infinity);
+  const target = Math.max(0, Math.floor(band));
   const free = Math.max(0, target - fixedTokens);
   const memory = Math.floor(free / 3);
   return { maxContext, target, fixed: fixedTokens, memory, context: free - memory };

@@ -24,6 +24,12 @@ export interface ContextEvent {
   vector?: StoredVector;
 }
 
+/** Options of ContextWindow.timeline. */
+export interface TimelineOptions {
+  /** Id of an event to leave out. */
+  exclude?: string;
+}
+
 /**
  * The working window port. The kernel appends every input and reply and reads a budgeted
  * timeline back for the prompt. Implementations persist as they see fit.
@@ -32,8 +38,11 @@ export interface ContextWindow {
   append(event: ContextEvent): void;
   /** Trim low-relevance events against `query` when over capacity (may archive them). */
   prune?(query: string, signal?: AbortSignal): Promise<unknown>;
-  /** Newest-first selection within `budgetTokens`, returned in chronological order. */
-  timeline(budgetTokens: number, count: TokenCounter): ContextEvent[];
+  /**
+   * Newest-first selection within `budgetTokens`, returned in chronological order; the event
+   * `exclude` (the input being answered, sent as the user message) is skipped, not counted.
+   */
+  timeline(budgetTokens: number, count: TokenCounter, options?: TimelineOptions): ContextEvent[];
   size(): number;
 }
 
@@ -53,8 +62,8 @@ export class RecentContext implements ContextWindow {
     }
   }
 
-  timeline(budgetTokens: number, count: TokenCounter): ContextEvent[] {
-    return budgetedTimeline(this.#events, budgetTokens, count);
+  timeline(budgetTokens: number, count: TokenCounter, options?: TimelineOptions): ContextEvent[] {
+    return budgetedTimeline(this.#events, budgetTokens, count, options);
   }
 
   size(): number {
@@ -77,11 +86,13 @@ export function budgetedTimeline(
   events: readonly ContextEvent[],
   budgetTokens: number,
   count: TokenCounter,
+  options: TimelineOptions = {},
 ): ContextEvent[] {
   const picked: ContextEvent[] = [];
   let used = 0;
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
+    if (event.id === options.exclude) continue;
     const cost = count(formatEvent(event));
     if (used + cost > budgetTokens) break;
     used += cost;

@@ -70,6 +70,51 @@ export class NoProviderError extends HomeAgentError {
   }
 }
 
+/** What a context-length refusal measured (estimated tokens, the budget's own counter). */
+export interface ContextLengthDetail {
+  /** The smallest request that could be built: persona, input, tool schemas, this turn's rounds. */
+  tokens: number;
+  /** The largest window (less any reply reserve) among the sources that refused it. */
+  limit: number;
+  /** The user's own message, when the refusal is for a turn's input. */
+  inputTokens?: number;
+}
+
+/**
+ * A request that does not fit any LLM source's context window even with all context and memory
+ * left out. Nothing was sent; the user's text is never cut to make it fit.
+ */
+export class ContextLengthError extends HomeAgentError {
+  readonly tokens: number;
+  readonly limit: number;
+  readonly inputTokens?: number;
+  constructor(detail: ContextLengthDetail, options?: { cause?: unknown }) {
+    super("context_length_exceeded", contextLengthMessage(detail), options);
+    this.tokens = detail.tokens;
+    this.limit = detail.limit;
+    this.inputTokens = detail.inputTokens;
+  }
+}
+
+function contextLengthMessage({ tokens, limit, inputTokens }: ContextLengthDetail): string {
+  const n = (x: number) => x.toLocaleString("en-US");
+  const larger = "or use a source with a larger window " +
+    "(core.llm.sources.<name>.context_window declares a model's window).";
+  const window = `the largest context window of the LLM sources (${n(limit)} tokens)`;
+  if (inputTokens === undefined) {
+    return `The request needs about ${n(tokens)} tokens even with context and memory left out, ` +
+      `more than ${window}; it was not sent. Shorten it, ${larger}`;
+  }
+  const room = limit - (tokens - inputTokens);
+  if (room <= 0) {
+    return `Your message cannot be answered: the persona and tool definitions alone need about ` +
+      `${n(tokens - inputTokens)} tokens, more than ${window}. Shorten the persona, ${larger}`;
+  }
+  return `Your message is too long: it is about ${n(inputTokens)} tokens, and with the persona ` +
+    `and tool definitions the request needs about ${n(tokens)}, more than ${window}. Shorten it ` +
+    `to under about ${n(room)} tokens or send it in parts, ${larger}`;
+}
+
 /** A config key or value was refused. */
 export class ConfigError extends HomeAgentError {
   readonly key: string;

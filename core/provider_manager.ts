@@ -3,11 +3,15 @@
  * ARCHITECTURE.md — one retry of the same source for transient failures, auth failures make
  * a source unusable until its config changes, a user stop is never a provider failure.
  * Per source it also bounds calls in flight (`max_concurrent`), skips a source past its
- * daily token cap, records usage, and meets a context overflow with a prune and one retry.
+ * daily token cap, records the usage of every call (failed and stopped ones too), fits each
+ * request to the source's own window (refusing, unsent, one that cannot fit), and meets a
+ * context overflow with a prune and one retry.
  */
 import {
   AbortedError,
   AllProvidersFailedError,
+  type ContextLengthDetail,
+  ContextLengthError,
   errorMessage,
   NoProviderError,
   ProviderError,
@@ -23,17 +27,21 @@ import type { ChatRequest, ChatResponse, Provider, StreamEvent } from "./provide
 import type { TokenCounter } from "./budget.ts";
 import { Semaphore } from "./_semaphore.ts";
 import type { PruneReason, RequestPruner } from "./_request_prune.ts";
-import { SourceLimits } from "./_source_limits.ts";
+import { type RequestPlan, SourceLimits } from "./_source_limits.ts";
+import { type Attempt, chatOnce, notify, streamOnce } from "./_provider_call.ts";
 import type { UsageLedger } from "./usage.ts";
 
 export {
+  fitLimit,
   type PruneInfo,
   type PruneReason,
   pruneRequest,
+  type RequestBuilder,
+  type RequestFit,
   type RequestPruner,
   requestTokens,
 } from "./_request_prune.ts";
-export { OVERFLOW_GUARD_RATIO } from "./_source_limits.ts";
+export type { RequestPlan } from "./_source_limits.ts";
 
 /** Window reported when no source is usable. */
 const NO_SOURCE_WINDOW = 8192;
@@ -119,9 +127,10 @@ interface Entry {
   slots: Semaphore;
 }
 
-type Attempt =
-  | { ok: true; response: ChatResponse; firstTokenMs?: number }
-  | { ok: false; error: ProviderError; partial?: boolean };
+/** A source's outcome: an attempt, a request refused unsent (it cannot fit), or no provider. */
+type Outcome =
+  | Attempt
+  | { ok: false; error: ProviderError; refused?: ContextLengthDetail };
 
 /** Calls LLM sources in order with retry and fallback, and records their health. */
 export class ProviderManager {
@@ -174,14 +183,17 @@ export class ProviderManager {
   }
 
   /**
-   * Answer `request` from the first source that can. Throws NoProviderError without sources,
-   * AbortedError when `signal` aborts, AllProvidersFailedError naming each source's failure.
+   * Answer `request` from the first source that can; a builder builds it for each source's own
+   * window. Throws NoProviderError without sources, AbortedError when `signal` aborts,
+   * ContextLengthError when no source can fit it (nothing was sent), else
+   * AllProvidersFailedError naming each source's failure.
    */
-  async call(request: ChatRequest, options: ProviderCallOptions = {}): Promise<ProviderCallResult> {
+  async call(request: RequestPlan, options: ProviderCallOptions = {}): Promise<ProviderCallResult> {
     const sources = this.#options.sources();
     if (sources.length === 0) throw new NoProviderError();
     const started = this.#options.clock.monotonic();
     const failures: ProviderError[] = [];
+    const refusals: ContextLengthDetail[] = [];
     const candidates = sources.map((source) => ({ source, entry: this.#entry(source) }));
     for (const [i, { source, entry }] of candidates.entries()) {
       if (entry.unusable) {
@@ -205,47 +217,67 @@ export class ProviderManager {
         };
       }
       failures.push(outcome.error);
-      const next = candidates.slice(i + 1)
-        .find((c) => !c.entry.unusable && !this.#limits.capFailure(c.source))?.source.name;
-      this.#options.logger.warn(`LLM source "${source.name}" failed`, {
-        source: source.name,
-        kind: outcome.error.kind,
-        status: outcome.error.status,
-        error: outcome.error.message,
-        next,
-      });
-      const error = outcome.error;
-      notify(this.#options.logger, () => options.listener?.onFallback?.(source.name, next, error));
+      if ("refused" in outcome && outcome.refused) refusals.push(outcome.refused);
+      this.#fallback(source, outcome.error, candidates.slice(i + 1), options);
+    }
+    if (refusals.length > 0 && refusals.length === failures.length) {
+      // Too long for every source, and each had room for nothing but its fixed part.
+      throw new ContextLengthError(refusals.reduce((a, b) => b.limit > a.limit ? b : a));
     }
     throw new AllProvidersFailedError(failures);
   }
 
+  /** Log a source's failure and tell the listener which source is tried next. */
+  #fallback(
+    source: SourceConfig,
+    error: ProviderError,
+    rest: { source: SourceConfig; entry: Entry }[],
+    options: ProviderCallOptions,
+  ): void {
+    const next = rest.find((c) => !c.entry.unusable && !this.#limits.capFailure(c.source))
+      ?.source.name;
+    this.#options.logger.warn(`LLM source "${source.name}" failed`, {
+      source: source.name,
+      kind: error.kind,
+      status: error.status,
+      error: error.message,
+      next,
+    });
+    notify(this.#options.logger, () => options.listener?.onFallback?.(source.name, next, error));
+  }
+
   /**
-   * One source, holding one of its `max_concurrent` slots: a first attempt; for a transient
-   * failure one retry after the delay; for a context overflow one retry of a pruned request.
+   * One source: the request fitted to its window (or refused unsent), then, holding one of its
+   * `max_concurrent` slots, a first attempt; for a transient failure one retry after the
+   * delay; for a context overflow one retry of a pruned request.
    */
   async #trySource(
     source: SourceConfig,
     entry: Entry,
-    request: ChatRequest,
+    plan: RequestPlan,
     options: ProviderCallOptions,
     started: number,
-  ): Promise<Attempt> {
+  ): Promise<Outcome> {
     const provider = entry.provider;
     if (!provider) return { ok: false, error: entry.unusable ?? this.#unbuilt(source) };
+    const onPrune = (reason: PruneReason, before: number, after: number) =>
+      notify(
+        this.#options.logger,
+        () => options.listener?.onPrune?.(provider.name, reason, before, after),
+      );
+    const fitted = await this.#limits.fit(provider, plan, onPrune);
+    if (!fitted.ok) return { ok: false, error: fitted.error, refused: fitted.detail };
     entry.slots.limit = source.maxConcurrent ?? DEFAULT_MAX_CONCURRENT;
     const release = await entry.slots.acquire(options.signal);
     try {
-      const onPrune = (reason: PruneReason, before: number, after: number) =>
-        notify(
-          this.#options.logger,
-          () => options.listener?.onPrune?.(provider.name, reason, before, after),
-        );
-      let sent = await this.#limits.guard(provider, request, onPrune);
+      let sent = fitted.request;
       let attempt = await this.#attempt(provider, entry, sent, options, started);
       if (!attempt.ok && attempt.error.kind === "overflow") {
-        sent = await this.#limits.prune(provider, sent, "overflow", onPrune);
-        attempt = await this.#attempt(provider, entry, sent, options, started);
+        const smaller = await this.#limits.refit(provider, plan, sent, onPrune);
+        if (smaller) {
+          sent = smaller;
+          attempt = await this.#attempt(provider, entry, sent, options, started);
+        }
       } else if (!attempt.ok && attempt.error.retryable) {
         const delay = this.#options.retryDelayMs ?? 500;
         try {
@@ -255,14 +287,16 @@ export class ProviderManager {
         }
         attempt = await this.#attempt(provider, entry, sent, options, started);
       }
-      if (attempt.ok) this.#limits.record(source.name, sent, attempt.response);
       return attempt;
     } finally {
       release();
     }
   }
 
-  /** One HTTP call of one provider, recorded in its health. Throws AbortedError on stop. */
+  /**
+   * One HTTP call of one provider, recorded in its health and (whatever its outcome) in the
+   * usage ledger. Throws AbortedError on stop.
+   */
   async #attempt(
     provider: Provider,
     entry: Entry,
@@ -272,9 +306,11 @@ export class ProviderManager {
   ): Promise<Attempt> {
     const { signal } = options;
     if (signal?.aborted) throw new AbortedError("LLM call aborted", { cause: signal.reason });
+    const { clock, logger } = this.#options;
     const attempt = options.stream === false
-      ? await this.#chat(provider, request, signal)
-      : await this.#stream(provider, request, options, started);
+      ? await chatOnce(provider, request, signal)
+      : await streamOnce(provider, request, { ...options, clock, logger, started });
+    this.#limits.record(provider.name, request, attempt.spend);
     if (signal?.aborted || (!attempt.ok && attempt.error.kind === "cancelled")) {
       throw new AbortedError("LLM call aborted", { cause: signal?.reason });
     }
@@ -292,50 +328,6 @@ export class ProviderManager {
     entry.lastErrorAt = this.#options.clock.now();
     if (attempt.error.kind === "auth") entry.unusable = attempt.error;
     return attempt;
-  }
-
-  async #chat(provider: Provider, request: ChatRequest, signal?: AbortSignal): Promise<Attempt> {
-    try {
-      return { ok: true, response: await provider.chat(request, { signal }) };
-    } catch (error) {
-      return { ok: false, error: asFailure(provider.name, error) };
-    }
-  }
-
-  async #stream(
-    provider: Provider,
-    request: ChatRequest,
-    options: ProviderCallOptions,
-    started: number,
-  ): Promise<Attempt> {
-    const { listener, signal } = options;
-    const { logger, clock } = this.#options;
-    let firstTokenMs: number | undefined;
-    let failure: ProviderError | undefined;
-    let response: ChatResponse | undefined;
-    try {
-      for await (const event of provider.stream(request, { signal })) {
-        if (event.type === "error") {
-          failure = event.error;
-          break;
-        }
-        if (event.type === "done") response = event.response;
-        if (firstTokenMs === undefined && isDelta(event)) {
-          firstTokenMs = clock.monotonic() - started;
-        }
-        notify(logger, () => listener?.onEvent?.(provider.name, event));
-        if (response) break;
-      }
-    } catch (error) {
-      failure = asFailure(provider.name, error);
-    }
-    if (response) return { ok: true, response, firstTokenMs };
-    failure ??= new ProviderError(
-      provider.name,
-      "malformed",
-      `Source "${provider.name}" ended its stream without an answer`,
-    );
-    return { ok: false, error: failure, partial: firstTokenMs !== undefined };
   }
 
   /** The entry of `source`, with its provider rebuilt when its config changed. */
@@ -375,31 +367,5 @@ export class ProviderManager {
 
   #unbuilt(source: SourceConfig): ProviderError {
     return new ProviderError(source.name, "bad_request", `Source "${source.name}" is not built`);
-  }
-}
-
-function isDelta(event: StreamEvent): boolean {
-  return event.type === "text_delta" || event.type === "reasoning_delta" ||
-    event.type === "tool_call_delta";
-}
-
-/** A provider that broke its contract by throwing still fails as data, not as a crash. */
-function asFailure(source: string, error: unknown): ProviderError {
-  if (error instanceof ProviderError) return error;
-  return new ProviderError(
-    source,
-    "malformed",
-    `Source "${source}" failed: ${errorMessage(error)}`,
-    {
-      cause: error,
-    },
-  );
-}
-
-function notify(logger: Logger, fn: () => void): void {
-  try {
-    fn();
-  } catch (error) {
-    logger.error("LLM call listener threw", { error: errorMessage(error) });
   }
 }

@@ -9,6 +9,7 @@ import {
   type ContextSnapshot,
   type ContextStore,
   type ContextWindow,
+  type TimelineOptions,
 } from "./context.ts";
 import { budgetedTimeline } from "./context.ts";
 import type { Embedder } from "./embedding.ts";
@@ -128,8 +129,8 @@ export class RelevanceContext implements ContextWindow {
     return this.#events.length;
   }
 
-  timeline(budgetTokens: number, count: TokenCounter): ContextEvent[] {
-    return budgetedTimeline(this.#events, budgetTokens, count);
+  timeline(budgetTokens: number, count: TokenCounter, options?: TimelineOptions): ContextEvent[] {
+    return budgetedTimeline(this.#events, budgetTokens, count, options);
   }
 
   /** Relevance of every event to `query` (for the memory view), in timeline order. */

@@ -5,16 +5,17 @@
 import type { EventBus, ReplyStatus, StageName } from "./events.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, StreamEvent } from "./provider.ts";
 import type { ProviderError } from "./errors.ts";
-import { errorMessage, HomeAgentError, isAbort } from "./errors.ts";
+import { ContextLengthError, errorMessage, HomeAgentError, isAbort } from "./errors.ts";
 import type { Clock, Logger } from "./ports.ts";
 import type { ContextWindow } from "./context.ts";
 import type { Input, Reply } from "./input.ts";
 import type { StageContext, StageHost } from "./stages.ts";
 import { type RegisteredTool, toSchema } from "./tools.ts";
-import { buildSystemPrompt, type MemorySection } from "./prompt.ts";
+import { type MemorySection, promptRequest } from "./prompt.ts";
 import type { TokenCounter } from "./budget.ts";
 import type { TurnControl } from "./turn_control.ts";
 import { executeRound, ownersOf } from "./_tool_round.ts";
+import type { RequestBuilder } from "./_request_prune.ts";
 
 /** Observes one LLM call (ProviderManager's StreamListener). */
 export interface LlmCallListener {
@@ -33,16 +34,17 @@ export interface LlmCallResult {
 }
 
 /**
- * What the turn needs from the provider layer (ProviderManager implements it). `call` rejects
- * with an abort error (AbortedError) once `signal` aborts, and must stop its IO then.
+ * What the turn needs from the provider layer (ProviderManager implements it). A builder
+ * `request` is built for each source tried, with that source's window. `call` rejects with an
+ * abort error (AbortedError) once `signal` aborts, and must stop its IO then; with
+ * ContextLengthError when the request fits no source even without context and memory.
  */
 export interface LlmCaller {
-  call(request: ChatRequest, options?: {
+  call(request: ChatRequest | RequestBuilder, options?: {
     signal?: AbortSignal;
     stream?: boolean;
     listener?: LlmCallListener;
   }): Promise<LlmCallResult>;
-  maxContextTokens(): number;
 }
 
 /** Turn settings, read from config at the start of each turn. */
@@ -191,7 +193,7 @@ async function toolLoop(
       if (deps.control) rounds.push(...await deps.control.checkpoint(signal));
       const tools = input.meta[NO_TOOLS_META] === true ? [] : deps.tools();
       byName = new Map(tools.map((t) => [t.name, t]));
-      const request = buildRequest(input, deps, state, rounds, tools);
+      const request = requestBuilder(input, deps, state, rounds, tools);
       result = await callLlm(input, round, request, signal, deps);
     }
     const post = state.stage("post_action", {
@@ -222,32 +224,25 @@ async function toolLoop(
   }
 }
 
-/** The request of one LLM call: system prompt, the input, then this turn's rounds so far. */
-function buildRequest(
+/** The request of one LLM call — system prompt, the input, this turn's rounds — per source. */
+function requestBuilder(
   input: Input,
   deps: TurnDeps,
   state: LoopState,
   rounds: ChatMessage[],
   tools: RegisteredTool[],
-): ChatRequest {
-  const prompt = buildSystemPrompt({
+): RequestBuilder {
+  return promptRequest({
     persona: deps.persona(),
     now: deps.clock.now(),
     memory: state.memory,
     notes: state.notes,
     context: deps.context,
     currentEventId: state.eventId,
-    maxContextTokens: deps.llm.maxContextTokens(),
     count: deps.countTokens,
-  });
-  return {
-    messages: [
-      { role: "system", content: prompt.text },
-      { role: "user", content: input.text },
-      ...rounds,
-    ],
+    messages: [{ role: "user", content: input.text }, ...rounds],
     tools: tools.length > 0 ? tools.map(toSchema) : undefined,
-  };
+  });
 }
 
 /**
@@ -257,7 +252,7 @@ function buildRequest(
 async function callLlm(
   input: Input,
   round: number,
-  request: ChatRequest,
+  request: RequestBuilder,
   signal: AbortSignal,
   deps: TurnDeps,
 ): Promise<ChatResponse | undefined> {
@@ -271,6 +266,12 @@ async function callLlm(
       listener: streamListener(input, deps),
     });
   } catch (error) {
+    if (error instanceof ContextLengthError && error.inputTokens === undefined) {
+      // Said in terms of the user's own message: how long it is and how much would fit.
+      const inputTokens = deps.countTokens(input.text);
+      const { tokens, limit } = error;
+      throw new ContextLengthError({ tokens, limit, inputTokens }, { cause: error });
+    }
     if (!call?.preempted() || signal.aborted) throw error;
     // The partial answer streamed so far is void: the call starts over after the interrupt.
     deps.events.publish({ type: "content_delta", turnId: input.id, text: "", reset: true });

@@ -1,6 +1,12 @@
 /** Token usage per source per day: the port the ProviderManager records into (memory/ stores it). */
 import type { Usage } from "./provider.ts";
 
+/** One call's tokens as recorded: the provider's usage, or an estimate marked as one. */
+export interface RecordedUsage extends Usage {
+  /** Counted by the budget's own token counter because the server reported none. */
+  estimated?: boolean;
+}
+
 /** One source's totals on one day. */
 export interface UsageTotals {
   source: string;
@@ -10,6 +16,8 @@ export interface UsageTotals {
   completionTokens: number;
   /** Prompt tokens served from the provider's cache, where it reports them. */
   cachedTokens: number;
+  /** How many of the prompt + completion tokens are estimates (no usage from the server). */
+  estimatedTokens: number;
   calls: number;
 }
 
@@ -18,7 +26,7 @@ export interface UsageTotals {
  * Methods may throw on storage failure; the ProviderManager logs that and carries on.
  */
 export interface UsageLedger {
-  record(source: string, day: string, usage: Usage): void;
+  record(source: string, day: string, usage: RecordedUsage): void;
   /** Totals of `source` on `day`. */
   totals(source: string, day: string): UsageTotals;
   /** Every source's totals from `fromDay` to `toDay` inclusive, by day then source. */
@@ -37,11 +45,12 @@ export class MemoryUsageLedger implements UsageLedger {
   #rows = new Map<string, UsageTotals>();
 
   /** Add one call. */
-  record(source: string, day: string, usage: Usage): void {
+  record(source: string, day: string, usage: RecordedUsage): void {
     const row = this.totals(source, day);
     row.promptTokens += usage.promptTokens;
     row.completionTokens += usage.completionTokens;
     row.cachedTokens += usage.cachedTokens ?? 0;
+    if (usage.estimated) row.estimatedTokens += usage.promptTokens + usage.completionTokens;
     row.calls++;
     this.#rows.set(`${day}\u0000${source}`, row);
   }
@@ -49,7 +58,7 @@ export class MemoryUsageLedger implements UsageLedger {
   /** Totals of one source on one day. */
   totals(source: string, day: string): UsageTotals {
     return this.#rows.get(`${day}\u0000${source}`) ??
-      { source, day, promptTokens: 0, completionTokens: 0, cachedTokens: 0, calls: 0 };
+      { ...emptyTotals(source, day) };
   }
 
   /** Totals within the days, by day then source. */
@@ -57,4 +66,17 @@ export class MemoryUsageLedger implements UsageLedger {
     return [...this.#rows.values()].filter((r) => r.day >= fromDay && r.day <= toDay)
       .sort((a, b) => a.day.localeCompare(b.day) || a.source.localeCompare(b.source));
   }
+}
+
+/** The totals of a source on a day without calls. */
+export function emptyTotals(source: string, day: string): UsageTotals {
+  return {
+    source,
+    day,
+    promptTokens: 0,
+    completionTokens: 0,
+    cachedTokens: 0,
+    estimatedTokens: 0,
+    calls: 0,
+  };
 }

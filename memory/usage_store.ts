@@ -1,6 +1,11 @@
 /** Token usage per LLM source per day in SQLite (`<home>/usage.db`), behind core's UsageLedger. */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { Usage, UsageLedger, UsageTotals } from "../core/mod.ts";
+import {
+  emptyTotals,
+  type RecordedUsage,
+  type UsageLedger,
+  type UsageTotals,
+} from "../core/mod.ts";
 import { openDatabase } from "./sqlite.ts";
 
 /** Ordered schema migrations of usage.db; append, never edit. */
@@ -14,6 +19,8 @@ export const usageMigrations: readonly string[] = [
     calls integer not null default 0,
     primary key (day, source)
   ) without rowid`,
+  // Tokens counted by estimate (failed and stopped calls, servers that report no usage).
+  `alter table usage add column estimated_tokens integer not null default 0`,
 ];
 
 interface UsageRow {
@@ -22,6 +29,7 @@ interface UsageRow {
   "prompt_tokens": number;
   "completion_tokens": number;
   "cached_tokens": number;
+  "estimated_tokens": number;
   calls: number;
 }
 
@@ -35,12 +43,14 @@ export class SqliteUsageStore implements UsageLedger {
   constructor(options: { path: string }) {
     this.#db = openDatabase(options.path, { migrations: usageMigrations });
     this.#add = this.#db.prepare(
-      `insert into usage (day, source, prompt_tokens, completion_tokens, cached_tokens, calls)
-       values (?, ?, ?, ?, ?, 1)
+      `insert into usage (day, source, prompt_tokens, completion_tokens, cached_tokens,
+         estimated_tokens, calls)
+       values (?, ?, ?, ?, ?, ?, 1)
        on conflict (day, source) do update set
          prompt_tokens = prompt_tokens + excluded.prompt_tokens,
          completion_tokens = completion_tokens + excluded.completion_tokens,
          cached_tokens = cached_tokens + excluded.cached_tokens,
+         estimated_tokens = estimated_tokens + excluded.estimated_tokens,
          calls = calls + 1`,
     );
     this.#one = this.#db.prepare("select * from usage where day = ? and source = ?");
@@ -50,21 +60,22 @@ export class SqliteUsageStore implements UsageLedger {
   }
 
   /** Add one call's tokens. */
-  record(source: string, day: string, usage: Usage): void {
-    this.#add.run(day, source, usage.promptTokens, usage.completionTokens, usage.cachedTokens ?? 0);
+  record(source: string, day: string, usage: RecordedUsage): void {
+    const estimated = usage.estimated ? usage.promptTokens + usage.completionTokens : 0;
+    this.#add.run(
+      day,
+      source,
+      usage.promptTokens,
+      usage.completionTokens,
+      usage.cachedTokens ?? 0,
+      estimated,
+    );
   }
 
   /** Totals of `source` on `day` (zeros when it made no call). */
   totals(source: string, day: string): UsageTotals {
     const row = this.#one.get(day, source) as UsageRow | undefined;
-    return row ? toTotals(row) : {
-      source,
-      day,
-      promptTokens: 0,
-      completionTokens: 0,
-      cachedTokens: 0,
-      calls: 0,
-    };
+    return row ? toTotals(row) : emptyTotals(source, day);
   }
 
   /** Every source's totals between the days, inclusive. */
@@ -85,6 +96,7 @@ function toTotals(row: UsageRow): UsageTotals {
     promptTokens: row.prompt_tokens,
     completionTokens: row.completion_tokens,
     cachedTokens: row.cached_tokens,
+    estimatedTokens: row.estimated_tokens,
     calls: row.calls,
   };
 }

@@ -193,19 +193,18 @@ Deno.test("ProviderManager falls back on garbage after one retry", async () => {
   assert.ok(lines.includes("fallback a -> b malformed"));
 });
 
-Deno.test("ProviderManager falls back without retry on bad request, and after one pruned retry on overflow", async () => {
+Deno.test("ProviderManager falls back without retry on bad request, and on an overflow nothing can be pruned from", async () => {
   await using a = startFakeOpenAI();
   await using b = startFakeOpenAI({ fallback: reply.text("from b") });
   a.enqueue(
     reply.status(400, "Unknown parameter"),
-    reply.status(400, "prompt is too long"),
     reply.status(400, "prompt is too long"),
   );
   const manager = managerOf([source("a", a), source("b", b)]);
   const { lines, listener } = recorder();
   assert.equal((await manager.call(hello, { listener })).source, "b");
   assert.equal((await manager.call(hello, { listener })).source, "b");
-  assert.equal(a.requests.length, 3);
+  assert.equal(a.requests.length, 2, "the same request is not sent again");
   assert.deepEqual(lines.filter((l) => l.startsWith("fallback")), [
     "fallback a -> b bad_request",
     "fallback a -> b overflow",
@@ -367,7 +366,7 @@ Deno.test("ProviderManager treats a provider that throws as a failed source", as
       return {
         name: config.name,
         model: config.model,
-        maxContextTokens: () => 1,
+        maxContextTokens: () => 1000,
         chat: () => Promise.reject(new Error("bug")),
         stream: () => ({
           [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error("bug")) }),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createProviderFactory, systemClock } from "../../adapters/mod.ts";
-import { AllProvidersFailedError } from "../../core/errors.ts";
+import { AllProvidersFailedError, ContextLengthError } from "../../core/errors.ts";
 import type { SourceConfig } from "../../core/llm_sources.ts";
 import { silentLogger } from "../../core/ports.ts";
 import type { ChatRequest } from "../../core/provider.ts";
@@ -13,6 +13,7 @@ import {
 import { dayOf, MemoryUsageLedger } from "../../core/usage.ts";
 import { estimateTokens } from "../../core/budget.ts";
 import { type FakeLLMServer, reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
+import { ManualClock } from "../fakes/clock.ts";
 
 const hello: ChatRequest = { messages: [{ role: "user", content: "Hi" }] };
 
@@ -88,6 +89,7 @@ Deno.test("ProviderManager records usage per source per day and skips a source p
     promptTokens: 120,
     completionTokens: 100,
     cachedTokens: 40,
+    estimatedTokens: 0,
     calls: 2,
   });
   const lines: string[] = [];
@@ -135,16 +137,17 @@ Deno.test("ProviderManager prunes the context and retries once on overflow befor
   assert.doesNotMatch(sent, /owner: .* 0\n/, "the oldest is dropped");
 });
 
-Deno.test("ProviderManager's overflow guard prunes before sending at 1.25x the window", async () => {
+Deno.test("ProviderManager's overflow guard prunes a request over the window before sending", async () => {
   await using a = startFakeOpenAI({ fallback: reply.text("ok") });
   const { manager } = managerOf([source("a", a, { contextWindow: 1000 })]);
   const reasons: string[] = [];
   const listener: StreamListener = { onPrune: (_s, reason) => reasons.push(reason) };
-  await manager.call(bigRequest(20), { listener }); // ~1000 tokens: under 1.25x
-  await manager.call(bigRequest(40), { listener }); // ~2000 tokens: pruned first
+  await manager.call(bigRequest(20), { listener }); // 913 tokens: within the window
+  await manager.call(bigRequest(24), { listener }); // 1092 tokens: pruned first
   assert.deepEqual(reasons, ["guard"]);
   const sent = a.requests[1]!.body.messages[0]!.content as string;
   assert.ok(estimateTokens(sent) <= 800);
+  assert.match(sent, /^You are helpful\./, "the persona is kept whole");
 });
 
 Deno.test("pruneRequest cuts the oldest tool results when the timeline is not enough", () => {
@@ -169,4 +172,96 @@ Deno.test("pruneRequest cuts the oldest tool results when the timeline is not en
   assert.match(first!.content, /characters cut to fit the context window/);
   assert.equal(second!.content, "y".repeat(400));
   assert.equal(request.messages[3]!.content.length, 8000, "the input is not modified");
+});
+
+/** A request of about 250 tokens, so each call's prompt is worth counting. */
+const longHello: ChatRequest = {
+  messages: [{ role: "user", content: `Tell me a story. ${"Once upon a time ".repeat(58)}` }],
+};
+
+Deno.test("ProviderManager records the tokens of stopped and cut calls, so the daily cap holds", async () => {
+  await using a = startFakeOpenAI();
+  a.enqueue(
+    reply.text("The story begins in a small town by the sea.", { cut: "hang" }),
+    reply.text("A second story that breaks off.", { cut: "drop" }),
+    reply.text("Its retry breaks off too.", { cut: "drop" }),
+    reply.text("never sent"),
+  );
+  const sources = [source("a", a, { dailyTokenCap: 600 })];
+  const { manager, usage } = managerOf(sources);
+  const prompt = requestTokens(longHello, estimateTokens);
+  const stop = new AbortController();
+  const received: string[] = [];
+  const stopOnText: StreamListener = {
+    onEvent: (_source, event) => {
+      if (event.type !== "text_delta") return;
+      received.push(event.text);
+      stop.abort();
+    },
+  };
+  await assert.rejects(manager.call(longHello, { signal: stop.signal, listener: stopOnText }));
+  const today = dayOf(Date.now());
+  const stopped = usage.totals("a", today);
+  assert.equal(stopped.promptTokens, prompt, "a stopped call counts the prompt it sent");
+  assert.equal(stopped.completionTokens, estimateTokens(received.join("")));
+  assert.equal(stopped.estimatedTokens, stopped.promptTokens + stopped.completionTokens);
+  await assert.rejects(manager.call(longHello), AllProvidersFailedError); // cut, retried, cut
+  const totals = usage.totals("a", today);
+  assert.equal(totals.calls, 3);
+  assert.ok(totals.promptTokens === 3 * prompt && totals.completionTokens > 0);
+  assert.ok(manager.health()[0]!.tokensToday >= 600, `${manager.health()[0]!.tokensToday}`);
+  await assert.rejects(manager.call(longHello), /reached its daily token cap/);
+  assert.equal(a.requests.length, 3, "the capped source is not called again");
+});
+
+Deno.test("ProviderManager counts the prompt of a timed-out call and nothing for a refused one", async () => {
+  await using a = startFakeOpenAI();
+  a.enqueue(reply.hang(), reply.status(500, "down"), reply.status(503, "still down"));
+  const adapterClock = new ManualClock();
+  const usage = new MemoryUsageLedger();
+  const manager = new ProviderManager({
+    clock: systemClock,
+    logger: silentLogger,
+    sources: () => [source("a", a)],
+    factory: createProviderFactory({
+      clock: adapterClock,
+      logger: silentLogger,
+      requestTimeoutMs: 10_000,
+    }),
+    retryDelayMs: 0,
+    usage,
+  });
+  const call = manager.call(longHello);
+  await a.waitForRequests(1);
+  adapterClock.advance(10_000);
+  await assert.rejects(call, AllProvidersFailedError); // timed out, then a 500 on the retry
+  await assert.rejects(manager.call(longHello), AllProvidersFailedError); // a 503: nothing spent
+  const totals = usage.totals("a", dayOf(Date.now()));
+  const prompt = requestTokens(longHello, estimateTokens);
+  assert.deepEqual([totals.calls, totals.promptTokens, totals.completionTokens], [1, prompt, 0]);
+  await a.waitForAborts(1);
+});
+
+Deno.test("ProviderManager never cuts the persona or the user's text: what cannot fit is refused unsent", async () => {
+  await using a = startFakeOpenAI({ fallback: reply.text("never") });
+  const { manager } = managerOf([source("a", a, { contextWindow: 8192 })]);
+  const persona = `You are helpful. ${"Rule. ".repeat(6000)}`; // ~9,000 tokens, no timeline
+  const request: ChatRequest = {
+    messages: [{ role: "system", content: persona }, { role: "user", content: "Hi" }],
+  };
+  const pruned = pruneRequest(request, {
+    source: "a",
+    reason: "guard",
+    window: 8192,
+    targetTokens: 6000,
+    count: estimateTokens,
+  });
+  assert.equal(pruned.messages[0]!.content, persona, "pruneRequest leaves the persona whole");
+  await assert.rejects(manager.call(request), (error: unknown) => {
+    assert.ok(error instanceof ContextLengthError);
+    assert.equal(error.code, "context_length_exceeded");
+    assert.deepEqual([error.tokens, error.limit], [requestTokens(request, estimateTokens), 8192]);
+    return true;
+  });
+  assert.equal(a.requests.length, 0);
 });

@@ -4,10 +4,12 @@
  */
 import {
   Agent,
+  type AgentOptions,
   type Clock,
   type KernelEvent,
   ProviderManager,
   type Reply,
+  type UsageLedger,
 } from "../../core/mod.ts";
 import { createProviderFactory, systemClock } from "../../adapters/mod.ts";
 import type { FakeLLMServer } from "../fixtures/fake_llm.ts";
@@ -19,6 +21,8 @@ export interface TestSource {
   name: string;
   server: FakeLLMServer;
   adapter?: "openai" | "ollama";
+  /** `context_window` in tokens; default 32,000. */
+  contextWindow?: number;
 }
 
 /** Options of createTestKernel. */
@@ -28,6 +32,11 @@ export interface TestKernelOptions {
   config?: Record<string, unknown>;
   clock?: Clock;
   persona?: string;
+  /** The agent's working window (default: the Agent's own) and recalled memory. */
+  context?: AgentOptions["context"];
+  recall?: AgentOptions["recall"];
+  /** Where the providers record usage. */
+  usage?: UsageLedger;
 }
 
 /** A running test kernel; dispose it to close the agent and the database. */
@@ -57,7 +66,7 @@ export function createTestKernel(options: TestKernelOptions = {}): TestKernel {
     registry.set(`${prefix}.adapter`, source.adapter ?? "openai");
     registry.set(`${prefix}.base_url`, source.server.url);
     registry.set(`${prefix}.model`, "fake-model");
-    registry.set(`${prefix}.context_window`, 32_000);
+    registry.set(`${prefix}.context_window`, source.contextWindow ?? 32_000);
   };
   for (const source of options.sources ?? []) setSource(source);
   const providers = new ProviderManager({
@@ -66,6 +75,7 @@ export function createTestKernel(options: TestKernelOptions = {}): TestKernel {
     sources: () => registry.llmSources(),
     factory: createProviderFactory({ clock, logger }),
     retryDelayMs: 0,
+    usage: options.usage,
   });
   const agent = new Agent({
     clock,
@@ -73,6 +83,8 @@ export function createTestKernel(options: TestKernelOptions = {}): TestKernel {
     config: registry,
     llm: providers,
     persona: () => options.persona ?? "You are a test agent.",
+    context: options.context,
+    recall: options.recall,
   });
   const events: KernelEvent[] = [];
   agent.events.subscribe("*", (event) => void events.push(event));

@@ -16,6 +16,7 @@ import {
   type LlmCaller,
   type LlmCallListener,
   type LlmCallResult,
+  type RequestBuilder,
   type ToolCall,
 } from "../../core/mod.ts";
 
@@ -72,15 +73,20 @@ export class ScriptedLlm implements LlmCaller {
     return this.calls.filter((c) => c.outcome === "pending");
   }
 
+  /** The window requests are built for (`contextTokens`, default 32,000). */
   maxContextTokens(): number {
     return this.#contextTokens;
   }
 
   call(
-    request: ChatRequest,
+    plan: ChatRequest | RequestBuilder,
     options: { signal?: AbortSignal; listener?: LlmCallListener } = {},
   ): Promise<LlmCallResult> {
     const { signal } = options;
+    const window = this.#contextTokens;
+    const request = typeof plan === "function"
+      ? plan({ source: "scripted", window, targetTokens: Math.floor(window * 0.8) })
+      : plan;
     const index = this.calls.length;
     const decided = this.#respond(request, index);
     const { promise, resolve, reject } = Promise.withResolvers<LlmCallResult>();

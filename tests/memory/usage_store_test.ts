@@ -5,7 +5,7 @@ Deno.test("SqliteUsageStore adds calls per source per day and reads ranges", () 
   const store = new SqliteUsageStore({ path: ":memory:" });
   try {
     store.record("a", "2026-01-01", { promptTokens: 10, completionTokens: 5, cachedTokens: 4 });
-    store.record("a", "2026-01-01", { promptTokens: 1, completionTokens: 2 });
+    store.record("a", "2026-01-01", { promptTokens: 1, completionTokens: 2, estimated: true });
     store.record("b", "2026-01-02", { promptTokens: 7, completionTokens: 3 });
     assert.deepEqual(store.totals("a", "2026-01-01"), {
       source: "a",
@@ -13,6 +13,7 @@ Deno.test("SqliteUsageStore adds calls per source per day and reads ranges", () 
       promptTokens: 11,
       completionTokens: 7,
       cachedTokens: 4,
+      estimatedTokens: 3,
       calls: 2,
     });
     assert.equal(store.totals("a", "2026-01-02").calls, 0);
