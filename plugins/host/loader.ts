@@ -3,8 +3,15 @@ import { join } from "node:path";
 import { type Clock, type Plugin, PluginError } from "../../core/mod.ts";
 import type { PluginServices } from "./api.ts";
 import { createLuaPlugin } from "./lua.ts";
-import { readManifest, satisfiesMinVersion, supportsPlatform } from "./manifest.ts";
-import { checkImports, dataDirOf, insideDir, pluginCommand } from "./permissions.ts";
+import { type Manifest, readManifest, satisfiesMinVersion, supportsPlatform } from "./manifest.ts";
+import {
+  checkImports,
+  checkLinks,
+  dataDirOf,
+  insideDir,
+  nativeReason,
+  pluginCommand,
+} from "./permissions.ts";
 import type { SettingsDefiner } from "./settings.ts";
 import { createSkillPlugin, parseSkill, type SkillLibrary } from "./skill.ts";
 import { createSubprocessPlugin } from "./subprocess.ts";
@@ -16,6 +23,8 @@ export interface LoadedPlugin {
   version?: string;
   /** The child's pid while running (subprocess plugins). */
   process?: () => number | undefined;
+  /** Why it runs outside the sandbox (allowed by core.plugins.allow_native), if it does. */
+  native?: string;
 }
 
 /** Options of loadInstalled. */
@@ -37,6 +46,8 @@ export interface LoaderOptions {
   onCrash: (plugin: Plugin, reason: string) => void;
   /** Data folder; default <pluginsDir>/<name>/data. */
   dataDir?: string;
+  /** Start plugins that run native programs (core.plugins.allow_native); default false. */
+  allowNative?: boolean;
 }
 
 /** Read and check `dir`'s manifest and build its Plugin. Throws PluginError. */
@@ -82,41 +93,60 @@ export async function loadInstalled(
           timeLimitMs: options.luaTimeLimitMs,
         }),
       };
-    case "subprocess": {
-      await Deno.stat(entryPath).catch((error) => {
-        throw new PluginError(
-          name,
-          `Cannot start plugin "${name}": entry "${manifest.entry}" not found`,
-          {
-            cause: error,
-          },
-        );
-      });
-      await checkImports(name, dir);
-      const dataDir = options.dataDir ?? dataDirOf(options.pluginsDir, name);
-      await Deno.mkdir(dataDir, { recursive: true });
-      const command = pluginCommand(manifest, {
-        dir,
-        dataDir,
-        env: options.env,
-        importMap: options.importMap,
-      });
-      const plugin = createSubprocessPlugin({
-        manifest,
-        command,
-        dataDir,
-        clock: options.clock,
-        kernelVersion: options.kernelVersion,
-        services: options.services,
-        settings: options.settings,
-        callTimeoutMs: options.callTimeoutMs,
-        maxFrameBytes: options.maxFrameBytes,
-        graceMs: options.graceMs,
-        onCrash: (reason) => options.onCrash(plugin, reason),
-      });
-      return { ...base, plugin, process: () => plugin.process?.pid };
-    }
+    case "subprocess":
+      return { ...base, ...await loadSubprocess(manifest, dir, entryPath, options) };
   }
+}
+
+/** A Deno (or, when the owner allows it, native) child: checked before every start. */
+async function loadSubprocess(
+  manifest: Manifest,
+  dir: string,
+  entryPath: string,
+  options: LoaderOptions,
+): Promise<LoadedPlugin> {
+  const name = manifest.name;
+  const native = nativeReason(manifest);
+  if (native && !options.allowNative) {
+    throw new PluginError(
+      name,
+      `Cannot start plugin "${name}": ${native}, which HomeAgent cannot sandbox; set ` +
+        `core.plugins.allow_native to true to allow native plugins (docs/security.md)`,
+    );
+  }
+  await Deno.stat(entryPath).catch((error) => {
+    throw new PluginError(
+      name,
+      `Cannot start plugin "${name}": entry "${manifest.entry}" not found`,
+      {
+        cause: error,
+      },
+    );
+  });
+  await checkImports(name, dir);
+  const dataDir = options.dataDir ?? dataDirOf(options.pluginsDir, name);
+  await Deno.mkdir(dataDir, { recursive: true });
+  await checkLinks(name, dir, [dataDir]);
+  const command = pluginCommand(manifest, {
+    dir,
+    dataDir,
+    env: options.env,
+    importMap: options.importMap,
+  });
+  const plugin = createSubprocessPlugin({
+    manifest,
+    command,
+    dataDir,
+    clock: options.clock,
+    kernelVersion: options.kernelVersion,
+    services: options.services,
+    settings: options.settings,
+    callTimeoutMs: options.callTimeoutMs,
+    maxFrameBytes: options.maxFrameBytes,
+    graceMs: options.graceMs,
+    onCrash: (reason) => options.onCrash(plugin, reason),
+  });
+  return { plugin, native, process: () => plugin.process?.pid };
 }
 
 /** The folder of an installed plugin. */

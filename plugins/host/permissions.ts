@@ -1,8 +1,10 @@
 /**
  * The command line of a subprocess plugin: a TypeScript/JavaScript entry runs under
- * `deno run --no-prompt --no-config` with exactly the permissions its manifest declares.
+ * `deno run --no-prompt --no-config` with exactly the permissions its manifest declares, and
+ * its modules are loaded under those permissions too (see BOOT). docs/security.md says why.
  */
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { PluginError } from "../../core/mod.ts";
 import type { Manifest } from "./manifest.ts";
 
@@ -15,6 +17,25 @@ export interface PluginCommand {
   /** False for a native executable: the OS, not Deno, decides what it may do. */
   sandboxed: boolean;
 }
+
+/**
+ * The main module of every Deno plugin. Deno reads the modules of a program's start-up graph
+ * (static imports and literal `import("…")`, found before anything runs) without checking
+ * --allow-read; a module graph imported at run time is checked, every static child included.
+ * So the entry is imported from a URL computed at run time (Deno.args), never a literal one,
+ * and the plugin's whole graph loads under its own read permissions: a module outside its
+ * folder is refused by the runtime, however its import is spelled.
+ */
+const BOOT = `try {
+  await import(Deno.args[0]);
+} catch (error) {
+  const msg = "The plugin's entry failed: " + (error?.message ?? String(error));
+  console.error(JSON.stringify({ level: "error", msg }));
+  Deno.exit(1);
+}`;
+
+/** The BOOT module as the URL deno runs (a data: URL: nothing on disk to tamper with). */
+export const BOOT_URL = `data:application/javascript,${encodeURIComponent(BOOT)}`;
 
 /** Options of pluginCommand. */
 export interface PluginCommandOptions {
@@ -30,12 +51,29 @@ export interface PluginCommandOptions {
   importMap?: string;
 }
 
-const SCRIPT = /\.(ts|js|mjs|mts)$/;
+/** Entries Deno runs; anything else is a native executable. */
+const SCRIPT = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 
 /** The import map next to the SDK, when the kernel runs from files (not a bundle). */
 export function defaultImportMap(): string | undefined {
   const url = new URL("../sdk/import_map.json", import.meta.url);
   return url.protocol === "file:" ? url.pathname : undefined;
+}
+
+/** Whether Deno runs `entry` (by its extension); anything else is a native program. */
+export function isDenoEntry(entry: string): boolean {
+  return SCRIPT.test(entry);
+}
+
+/**
+ * Why `manifest`'s plugin would run code the Deno sandbox does not contain, or undefined: a
+ * native entry, or `permissions.run` (a program it starts runs with the daemon's rights).
+ */
+export function nativeReason(manifest: Manifest): string | undefined {
+  if (!isDenoEntry(manifest.entry)) return `its entry "${manifest.entry}" is a native program`;
+  const run = manifest.permissions.run;
+  if (run.length > 0) return `it starts programs (${run.map((p) => `"${p}"`).join(", ")})`;
+  return undefined;
 }
 
 /** Resolve `path` (relative to `dir`) and refuse one that leaves `dir`. */
@@ -64,10 +102,12 @@ export function pluginCommand(manifest: Manifest, options: PluginCommandOptions)
     return { command: entry, args: [], cwd: dir, env, sandboxed: false };
   }
   if (denoDir) env.DENO_DIR = denoDir; // share the module cache: start-up stays fast
-  const read = [dir, dataDir, ...perms.read.map((p) => insideDir(name, dir, p))];
-  const write = [dataDir, ...perms.write.map((p) => insideDir(name, dir, p))];
+  // The SDK's folder (public code) is readable, since the plugin's graph imports it from there.
+  const sdk = options.importMap ? [dirname(options.importMap)] : [];
+  const read = [dir, dataDir, ...sdk, ...perms.read.map((p) => insideDir(name, dir, p))];
+  const write = [dataDir, ...perms.write.map((p) => writable(name, dir, p))];
   const args = ["run", "--no-prompt", "--no-config", "--quiet", "--no-lock", "--no-remote"];
-  args.push("--no-npm");
+  args.push("--no-npm", "--cached-only");
   if (options.importMap) args.push(`--import-map=${options.importMap}`);
   args.push(`--allow-read=${unique(read).join(",")}`, `--allow-write=${unique(write).join(",")}`);
   if (perms.net.length > 0) args.push(`--allow-net=${perms.net.join(",")}`);
@@ -75,8 +115,25 @@ export function pluginCommand(manifest: Manifest, options: PluginCommandOptions)
   if (perms.run.length > 0) {
     args.push(`--allow-run=${perms.run.map((p) => insideDir(name, dir, p)).join(",")}`);
   }
-  args.push(entry);
+  args.push(BOOT_URL, pathToFileURL(entry).href);
   return { command: options.denoPath ?? Deno.execPath(), args, cwd: dir, env, sandboxed: true };
+}
+
+/**
+ * A declared write path. Never the folder itself or its manifest: a plugin that could rewrite
+ * plugin.json would grant itself, at its next start, permissions the owner never reviewed.
+ */
+function writable(name: string, dir: string, path: string): string {
+  const full = insideDir(name, dir, path);
+  const rel = relative(dir, full);
+  if (rel === "" || rel === "plugin.json" || rel === ".install.json") {
+    throw new PluginError(
+      name,
+      `Plugin "${name}": write permission "${path}" would cover its own plugin.json; ` +
+        `declare a subfolder instead (its data/ folder is always writable)`,
+    );
+  }
+  return full;
 }
 
 function unique(list: string[]): string[] {
@@ -118,10 +175,49 @@ function leaves(dir: string, file: string, specifier: string): boolean {
   return rel.startsWith("..") || isAbsolute(rel);
 }
 
-async function* walkScripts(dir: string): AsyncGenerator<string> {
+async function* walkScripts(dir: string, skip = join(dir, "data")): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(dir)) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory && entry.name !== "data") yield* walkScripts(path);
+    if (entry.isDirectory && path !== skip) yield* walkScripts(path, skip);
     else if (entry.isFile && SCRIPT.test(entry.name)) yield path;
+  }
+}
+
+/**
+ * Refuse a symbolic link under `dir` (or the extra folders, e.g. a data folder kept elsewhere)
+ * that leads outside `dir`, or nowhere. Deno checks permissions on the path as written, not on
+ * where a link leads, so such a link would open files outside to both the module loader and
+ * Deno.readFile. A sandboxed plugin cannot make one (Deno.symlink needs unscoped read and
+ * write); the owner or a native helper could, so this runs before every start.
+ */
+export async function checkLinks(name: string, dir: string, extra: string[] = []): Promise<void> {
+  const root = await Deno.realPath(dir);
+  for (const top of [dir, ...extra]) {
+    for await (const link of walkLinks(top)) {
+      const target = await Deno.realPath(link).catch(() => undefined);
+      const rel = target === undefined ? ".." : relative(root, target);
+      if (rel.startsWith("..") || isAbsolute(rel)) {
+        throw new PluginError(
+          name,
+          `Cannot start plugin "${name}": "${relative(dir, link)}" is a symbolic link that leads ` +
+            `outside its folder (to "${target ?? "nowhere"}"); remove it`,
+        );
+      }
+    }
+  }
+}
+
+async function* walkLinks(dir: string): AsyncGenerator<string> {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(dir));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    throw error;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isSymlink) yield path;
+    else if (entry.isDirectory) yield* walkLinks(path);
   }
 }

@@ -160,6 +160,7 @@ export class PluginRegistry {
       luaTimeLimitMs: o.luaTimeLimitMs,
       skills: this.skills,
       onCrash: (plugin, reason) => this.#crashed(entry, plugin, reason),
+      allowNative: o.config.get<boolean>("core.plugins.allow_native"),
     });
     entry.kind = loaded.kind ?? entry.kind;
     entry.version = loaded.version;
@@ -196,6 +197,11 @@ export class PluginRegistry {
     });
     try {
       const loaded = await entry.make();
+      if (loaded.native) {
+        logger.warn("Plugin runs outside the sandbox (core.plugins.allow_native is true)", {
+          why: loaded.native,
+        });
+      }
       entry.plugin = loaded;
       entry.detach = detach;
       await loaded.plugin.start(sdk);

@@ -29,13 +29,20 @@ const SCHEMAS = {
   json: z.unknown(),
 } as const;
 
-/** Define the host's keys: `core.plugins.<name>.enabled`. Call once per registry. */
+/** Define the host's keys: `core.plugins.<name>.enabled`, `core.plugins.allow_native`. Call once per registry. */
 export function registerPluginDefaults(config: HostConfig): void {
   config.define({
     key: "core.plugins.*.enabled",
     schema: z.boolean(),
     default: true,
     description: "Whether the installed plugin is started (homeagent plugin enable/disable NAME)",
+  });
+  config.define({
+    key: "core.plugins.allow_native",
+    schema: z.boolean(),
+    default: false,
+    description: "Allow plugins that run native programs outside the Deno sandbox (a native " +
+      "entry, or permissions.run); each such start is logged as a warning (docs/security.md)",
   });
 }
 

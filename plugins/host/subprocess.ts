@@ -65,9 +65,6 @@ export function createSubprocessPlugin(options: SubprocessPluginOptions): Subpro
     },
     async start(sdk) {
       const logger = sdk.logger;
-      if (!options.command.sandboxed) {
-        logger.warn("Plugin entry is a native executable: it runs without a Deno sandbox");
-      }
       const bridge = new Bridge(sdk, options, () => proc!);
       const child = new PluginProcess({
         name,
