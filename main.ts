@@ -10,6 +10,7 @@ import {
   Agent,
   agentConsolidator,
   BacklogTriage,
+  checkPluginName,
   ConfigRegistry,
   dayOf,
   errorMessage,
@@ -17,6 +18,7 @@ import {
   llmTools,
   type Logger,
   type MemoryDocument,
+  NameError,
   ProviderManager,
   registerCoreDefaults,
   type RegisteredTool,
@@ -52,6 +54,8 @@ import {
 import {
   chatCommand,
   type CliPluginControl,
+  ConfirmationRequired,
+  confirmInstall,
   createCliPlugin,
   defaultImportMap,
   placeHmap,
@@ -62,6 +66,8 @@ import {
   readHmap,
   readManifest,
   registerPluginDefaults,
+  removeInstalled,
+  reviewManifest,
   statusCommand,
   stopCommand,
 } from "./plugins/mod.ts";
@@ -91,7 +97,7 @@ Commands:
   stop                          stop the current turn
   status                        JSON status of the running daemon
   config get KEY | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
-  plugin list | install FILE.hmap | uninstall NAME | reload NAME | enable NAME | disable NAME
+  plugin list | install FILE.hmap [--yes] | uninstall NAME | reload NAME | enable NAME | disable NAME
   memory stats | recall QUERY | export FILE | import FILE   JSON: memory sizes, or what recall finds for QUERY
   eval memory --corpus F --questions F [--k 5,10] [--run-out F]
                                 retrieval evaluation over a fresh memory (docs/memory.md)
@@ -113,6 +119,7 @@ async function main(args: string[]): Promise<number> {
       questions: { type: "string" },
       k: { type: "string" },
       "run-out": { type: "string" },
+      yes: { type: "boolean", short: "y" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
     },
@@ -139,7 +146,7 @@ async function main(args: string[]): Promise<number> {
     case "config":
       return await config(home, rest, values.reveal ?? false);
     case "plugin":
-      return await plugin(home, rest);
+      return await plugin(home, rest, values.yes ?? false);
     case "memory":
       return await memory(home, rest);
     case "eval":
@@ -301,6 +308,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
       disable: (name) => plugins.disable(name),
       reload: (name) => plugins.reload(name),
       install: (bytes) => plugins.install(bytes),
+      review: (bytes) => plugins.review(bytes),
     },
     llm: {
       sources: () => providers.health(),
@@ -432,8 +440,8 @@ async function claimSocket(paths: HomePaths): Promise<void> {
 
 async function config(home: string, args: string[], reveal: boolean): Promise<number> {
   const [action, key, ...valueParts] = args;
-  const paths = await ensureHome(home);
   const logger = createJsonLogger({ level: "warn" });
+  const paths = await ensureHome(home);
   const { store, registry } = openConfig(paths, logger);
   try {
     switch (action) {
@@ -512,8 +520,8 @@ async function withHomeStores<T>(
   home: string,
   fn: (context: MemoryCommandContext) => Promise<T>,
 ): Promise<T> {
-  const paths = await ensureHome(home);
   const logger = createJsonLogger({ level: "warn" });
+  const paths = await ensureHome(home);
   const { store, registry } = openConfig(paths, logger);
   try {
     return await fn({ paths, config: registry, clock: systemClock, logger });
@@ -526,15 +534,20 @@ async function withHomeStores<T>(
  * `plugin …`: through the running daemon when there is one (changes apply at once); else
  * directly on the home's files (they apply at the next start). `reload` needs a daemon.
  */
-async function plugin(home: string, args: string[]): Promise<number> {
+async function plugin(home: string, args: string[], yes: boolean): Promise<number> {
   const [action, arg] = args;
   if (!PLUGIN_ACTIONS.includes(action as PluginAction) || (action !== "list" && !arg)) {
     throw new UsageError(
-      "Usage: homeagent plugin list | install FILE.hmap | uninstall|reload|enable|disable NAME",
+      "Usage: homeagent plugin list | install FILE.hmap [--yes] | uninstall|reload|enable|disable NAME",
     );
   }
+  if (action !== "list" && action !== "install") checkPluginName(arg);
   const paths = homePaths(home);
   const path = action === "install" ? await Deno.realPath(arg!) : undefined;
+  if (path && !await confirmPackage(path, yes)) {
+    console.error("Not installed.");
+    return 1;
+  }
   const online = await pluginCommandOnline(
     paths.socket,
     { action: action as PluginAction, name: arg, path },
@@ -543,9 +556,21 @@ async function plugin(home: string, args: string[]): Promise<number> {
   return online ?? await pluginOffline(home, action as PluginAction, path ?? arg);
 }
 
+/** List what the package asks for on stderr and ask (a terminal) or take --yes. */
+async function confirmPackage(path: string, yes: boolean): Promise<boolean> {
+  const pkg = await readHmap(await Deno.readFile(path));
+  return await confirmInstall(reviewManifest(pkg.manifest, pkg.sha256), {
+    yes,
+    isTerminal: Deno.stdin.isTerminal(),
+    ask: (question) => prompt(question),
+    print: (line) => console.error(line),
+  });
+}
+
 async function pluginOffline(home: string, action: string, arg?: string): Promise<number> {
+  const logger = createJsonLogger({ level: "warn" });
   const paths = await ensureHome(home);
-  const { store, registry } = openConfig(paths, createJsonLogger({ level: "warn" }));
+  const { store, registry } = openConfig(paths, logger);
   try {
     switch (action) {
       case "list": {
@@ -576,7 +601,7 @@ async function pluginOffline(home: string, action: string, arg?: string): Promis
         return 0;
       }
       case "uninstall":
-        await Deno.remove(`${paths.plugins}/${arg}`, { recursive: true });
+        await removeInstalled(paths.plugins, arg!);
         return 0;
       case "enable":
       case "disable":
@@ -599,7 +624,8 @@ if (import.meta.main) {
   try {
     code = await main(Deno.args);
   } catch (error) {
-    const usage = error instanceof UsageError ||
+    const usage = error instanceof UsageError || error instanceof NameError ||
+      error instanceof ConfirmationRequired ||
       (error instanceof TypeError && "code" in error &&
         String(error.code).startsWith("ERR_PARSE_ARGS"));
     console.error(`error: ${errorMessage(error)}`);

@@ -1,5 +1,6 @@
 /** The kernel's public entry. Everything outside core/ imports from here. */
 export * from "./errors.ts";
+export * from "./names.ts";
 export * from "./ports.ts";
 export * from "./provider.ts";
 export * from "./llm_sources.ts";

@@ -14,6 +14,7 @@ import {
   KnowledgeError,
   type KnowledgeHit,
   type Logger,
+  namePathProblem,
   silentLogger,
 } from "../core/mod.ts";
 import { Bm25Index } from "./_bm25.ts";
@@ -39,28 +40,17 @@ interface Indexed {
 
 const FILE = "content.md";
 
-/** Check an entry name; returns its "/"-separated segments or throws KnowledgeError. */
+/** Check an entry name (core's name rules, per segment); returns its segments or throws KnowledgeError. */
 export function checkKnowledgeName(name: string): string[] {
-  const refuse = (why: string): never => {
+  const why = namePathProblem(name);
+  if (why) {
     throw new KnowledgeError(
       "knowledge_bad_name",
       name,
-      `Cannot use knowledge name "${name}": ${why}`,
+      `Cannot use knowledge name ${JSON.stringify(name)}: ${why}`,
     );
-  };
-  if (name.length === 0 || name.length > 200) refuse("it must be 1–200 characters");
-  if (name.includes("\0")) refuse("it contains a NUL character");
-  if (name.includes("\\")) refuse("it contains a backslash");
-  if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) refuse("it is an absolute path");
-  const segments = name.split("/");
-  for (const s of segments) {
-    if (s === "" || s === "." || s === "..") {
-      refuse(`segment "${s}" would leave or blur the folder`);
-    }
-    if (s.startsWith(".")) refuse(`segment "${s}" is hidden`);
-    if (s.trim() !== s) refuse(`segment "${s}" has surrounding spaces`);
   }
-  return segments;
+  return name.split("/");
 }
 
 /** The knowledge base of a home. */

@@ -15,6 +15,9 @@ export {
 export {
   chatCommand,
   type CommandOutput,
+  ConfirmationRequired,
+  confirmInstall,
+  type ConfirmIo,
   pluginCommandOnline,
   statusCommand,
   stopCommand,

@@ -4,7 +4,13 @@
  */
 import type { Env, Hono } from "hono";
 import { z } from "zod";
-import type { ConfigEntry, GraphRecall } from "../core/mod.ts";
+import {
+  checkNamePath,
+  checkPluginName,
+  type ConfigEntry,
+  type GraphRecall,
+  namePathProblem,
+} from "../core/mod.ts";
 import type { WebDeps } from "./ports.ts";
 import { HttpError, notWired, parseBody } from "./_http.ts";
 
@@ -24,13 +30,12 @@ const RelationBody = z.object({
   close: z.boolean().optional(),
 });
 const KnowledgeBody = z.object({
-  name: z.string().max(200).regex(
-    /^(?!.*\.\.)[\p{L}\p{N}_.-]+(\/[\p{L}\p{N}_.-]+)*$/u,
-    "name: letters, digits, _ . - in /-separated parts, no ..",
-  ),
+  name: z.string().superRefine((name, ctx) => {
+    const why = namePathProblem(name);
+    if (why) ctx.addIssue({ code: "custom", message: `invalid knowledge name: ${why}` });
+  }),
   content: z.string().min(1).max(500_000),
 });
-const NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/i;
 
 /** The type the settings page edits a key as, from its default. */
 export function settingType(entry: ConfigEntry): "boolean" | "number" | "string" | "json" {
@@ -113,6 +118,7 @@ export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void
   app.get("/api/v1/knowledge", async (c) => c.json({ entries: await knowledge().list() }));
   app.get("/api/v1/knowledge/:name", async (c) => {
     const name = c.req.param("name");
+    checkNamePath("knowledge", name);
     const entry = await knowledge().get(name);
     if (!entry) throw new HttpError(404, "not_found", `No knowledge entry "${name}"`);
     return c.json({ entry });
@@ -123,16 +129,27 @@ export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void
   });
 
   app.get("/api/v1/plugins", (c) => c.json({ plugins: plugins().list() }));
+  // Two steps: the upload answers what the package asks for; the owner confirms by uploading
+  // it again with ?confirm=<its sha256>, so what is installed is exactly what was reviewed.
   app.post(UPLOAD_PATH, async (c) => {
     const bytes = new Uint8Array(await c.req.arrayBuffer());
     if (bytes.length === 0) {
       throw new HttpError(400, "bad_request", "Upload a .hmap file as the body");
     }
-    return c.json({ plugin: await plugins().install(bytes) }, 201);
+    const review = await plugins().review(bytes);
+    const confirm = c.req.query("confirm");
+    if (confirm === undefined) return c.json({ installed: false, review });
+    if (confirm !== review.sha256) {
+      throw new HttpError(
+        409,
+        "review_conflict",
+        `This package (sha256 ${review.sha256}) is not the one confirmed (${confirm}); review it again`,
+      );
+    }
+    return c.json({ installed: true, review, plugin: await plugins().install(bytes) }, 201);
   });
   app.post("/api/v1/plugins/:name/:action", async (c) => {
-    const name = c.req.param("name");
-    if (!NAME.test(name)) throw new HttpError(400, "bad_request", `Bad plugin name "${name}"`);
+    const name = checkPluginName(c.req.param("name"));
     const port = plugins();
     switch (c.req.param("action")) {
       case "enable":

@@ -131,6 +131,26 @@ export interface PluginsPort {
   reload(name: string): Promise<PluginView>;
   /** Install a .hmap package (a zip with plugin.json at its root). */
   install(bytes: Uint8Array): Promise<PluginView>;
+  /** What a package asks for (verified, not installed): shown before the owner confirms. */
+  review(bytes: Uint8Array): Promise<PluginReviewView>;
+}
+
+/** A package's permission review; `sha256` is what the confirming upload repeats. */
+export interface PluginReviewView {
+  name: string;
+  version: string;
+  sha256: string;
+  env: string[];
+  /** Of env: HomeAgent's own variables (secrets). */
+  homeagentEnv: string[];
+  read: string[];
+  write: string[];
+  net: string[];
+  run: string[];
+  /** Why it runs outside the sandbox, if it does. */
+  native?: string;
+  /** The review in words; "!" lines are warnings. */
+  lines: string[];
 }
 
 /** Token usage of one source on one day. */

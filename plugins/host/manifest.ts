@@ -1,10 +1,9 @@
 /** plugin.json: the manifest of an installed plugin, validated with zod. */
 import { z } from "zod";
-import { PluginError } from "../../core/mod.ts";
+import { PLUGIN_NAME, PluginError } from "../../core/mod.ts";
 import { CAPABILITIES, type Capability } from "../sdk/protocol.ts";
 
-/** Plugin names: they become config tables (`config_<name>`) and folder names. */
-export const PLUGIN_NAME = /^[a-z0-9_]{1,64}$/;
+export { PLUGIN_NAME };
 
 const relativePath = z.string().min(1).max(255).refine(
   (p) => !p.startsWith("/") && !p.split(/[\\/]/).includes("..") && !p.includes("\0"),

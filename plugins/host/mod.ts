@@ -10,7 +10,9 @@ export {
 export { type PluginServices } from "./api.ts";
 export { registerPluginDefaults } from "./settings.ts";
 export { defaultImportMap, pluginCommand } from "./permissions.ts";
-export { buildHmap, HMAP_MAX_BYTES, type HmapPackage, placeHmap, readHmap } from "./hmap.ts";
+export { buildHmap, HMAP_MAX_BYTES, type HmapPackage, readHmap } from "./hmap.ts";
+export { placeHmap, recoverInstalls, removeInstalled } from "./install.ts";
+export { type PermissionReview, reviewManifest } from "./review.ts";
 export { parseSkill, type Skill, SkillLibrary } from "./skill.ts";
 export { createLuaPlugin } from "./lua.ts";
 export { createSubprocessPlugin } from "./subprocess.ts";

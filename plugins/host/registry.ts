@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import {
   type Agent,
+  checkPluginName,
   type Clock,
   createPluginSdk,
   errorMessage,
@@ -16,8 +17,10 @@ import {
   type TimerHandle,
 } from "../../core/mod.ts";
 import type { PluginServices } from "./api.ts";
-import { HMAP_MAX_BYTES, placeHmap, readHmap } from "./hmap.ts";
+import { HMAP_MAX_BYTES, readHmap } from "./hmap.ts";
+import { placeHmap, recoverInstalls, removeInstalled } from "./install.ts";
 import { PLUGIN_NAME } from "./manifest.ts";
+import { type PermissionReview, reviewManifest } from "./review.ts";
 import { createSettingsDefiner, type HostConfig, type SettingsDefiner } from "./settings.ts";
 import { CrashPolicy } from "./supervisor.ts";
 import { createSkillsBuiltin, SkillLibrary } from "./skill.ts";
@@ -113,6 +116,7 @@ export class PluginRegistry {
       const entry = this.#entry(name, "builtin", () => Promise.resolve({ plugin: factory() }));
       await this.#start(entry);
     }
+    await recoverInstalls(this.#options.pluginsDir, this.#options.logger);
     const names: string[] = [];
     try {
       for await (const item of Deno.readDir(this.#options.pluginsDir)) {
@@ -307,7 +311,7 @@ export class PluginRegistry {
   }
 
   #get(name: string): Entry {
-    const entry = this.#entries.get(name);
+    const entry = this.#entries.get(checkPluginName(name));
     if (!entry) throw new PluginError(name, `No plugin named "${name}"`);
     return entry;
   }
@@ -356,6 +360,12 @@ export class PluginRegistry {
     return entry;
   }
 
+  /** Verify a .hmap and say what it asks for, installing nothing. */
+  async review(bytes: Uint8Array): Promise<PermissionReview> {
+    const pkg = await readHmap(bytes, { maxTotalBytes: HMAP_MAX_BYTES });
+    return reviewManifest(pkg.manifest, pkg.sha256);
+  }
+
   /** Verify and install a .hmap (replacing an installed version, keeping its data/), then start it. */
   async install(bytes: Uint8Array): Promise<PluginInfo> {
     const pkg = await readHmap(bytes, { maxTotalBytes: HMAP_MAX_BYTES });
@@ -376,7 +386,7 @@ export class PluginRegistry {
     const entry = this.#external(name, "uninstalled");
     await this.#stop(entry);
     this.#entries.delete(name);
-    if (entry.dir) await Deno.remove(entry.dir, { recursive: true });
+    if (entry.dir) await removeInstalled(this.#options.pluginsDir, name);
     this.#options.logger.info("Plugin uninstalled", { plugin: name });
   }
 

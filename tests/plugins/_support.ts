@@ -14,6 +14,23 @@ import { createTestKernel, type TestKernel } from "../fakes/kernel.ts";
 /** Folder of the example plugins. */
 export const FIXTURES = new URL("../fixtures/plugins/", import.meta.url).pathname;
 
+/** Names that must never reach the disk as a plugin name (issue 11: `plugin uninstall ../..`). */
+export const TRAVERSAL_NAMES = [
+  "..",
+  "../..",
+  "../../..",
+  ".",
+  "",
+  "/",
+  "/tmp",
+  "a/b",
+  "a\\b",
+  "x\0y",
+  "x".repeat(65),
+  ".install-echo-12345678",
+  "Echo",
+];
+
 /** A kernel plus a registry over a temp plugins folder. */
 export interface PluginHarness extends AsyncDisposable {
   kernel: TestKernel;

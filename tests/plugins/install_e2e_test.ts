@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
+import { CliClient } from "../../plugins/mod.ts";
 import { runMain, startServe } from "../fakes/daemon.ts";
 
 const HMAP = new URL("../fixtures/echo.hmap", import.meta.url).pathname;
@@ -18,7 +19,13 @@ Deno.test("main.ts plugin install echo.hmap installs a plugin whose tool the mod
     const env = { HOMEAGENT_LLM_BASE_URL: server.url, HOMEAGENT_LLM_MODEL: "fake-model" };
     await using daemon = await startServe(home, env);
 
-    const install = await runMain(["plugin", "install", HMAP, "--home", home]);
+    const unconfirmed = await runMain(["plugin", "install", HMAP, "--home", home]);
+    assert.equal(unconfirmed.code, 2, unconfirmed.stderr);
+    assert.match(unconfirmed.stderr, /Plugin "echo" 1\.0\.0 \(subprocess, entry main\.ts/);
+    assert.match(unconfirmed.stderr, /not a terminal; read what it asks for above and pass --yes/);
+    await assert.rejects(Deno.stat(join(home, "plugins", "echo")), Deno.errors.NotFound);
+
+    const install = await runMain(["plugin", "install", HMAP, "--yes", "--home", home]);
     assert.equal(install.code, 0, install.stderr);
     const installed = JSON.parse(install.stdout);
     assert.equal(installed.name, "echo");
@@ -65,7 +72,7 @@ Deno.test("main.ts plugin install echo.hmap installs a plugin whose tool the mod
 Deno.test("main.ts plugin install works without a daemon and the plugin starts with the next serve", async () => {
   const home = await Deno.makeTempDir({ prefix: "homeagent-plugin-offline-" });
   try {
-    const install = await runMain(["plugin", "install", HMAP, "--home", home]);
+    const install = await runMain(["plugin", "install", HMAP, "-y", "--home", home]);
     assert.equal(install.code, 0, install.stderr);
     const disable = await runMain(["plugin", "disable", "echo", "--home", home]);
     assert.equal(disable.code, 0, disable.stderr);
@@ -88,4 +95,53 @@ Deno.test("main.ts plugin install works without a daemon and the plugin starts w
   } finally {
     await Deno.remove(home, { recursive: true });
   }
+});
+
+/** A home inside a parent folder holding something that must survive every refused name. */
+async function nestedHome(): Promise<{ top: string; home: string } & AsyncDisposable> {
+  const top = await Deno.makeTempDir({ prefix: "homeagent-names-" });
+  const home = join(top, "home");
+  await Deno.mkdir(join(home, "plugins"), { recursive: true });
+  await Deno.writeTextFile(join(top, "precious.txt"), "the user's files");
+  return { top, home, [Symbol.asyncDispose]: () => Deno.remove(top, { recursive: true }) };
+}
+
+const PATH_NAMES = ["../..", "..", "/", "/tmp", "plugins/../..", "."];
+
+async function assertRefused(home: string, top: string) {
+  const tries = [
+    ...PATH_NAMES.map((name) => ["uninstall", name]),
+    ...["enable", "disable", "reload"].map((action) => [action, "../.."]),
+  ];
+  for (const [action, name] of tries) {
+    const result = await runMain(["plugin", action!, name!, "--home", home]);
+    assert.equal(result.code, 2, `${action} ${name}: ${result.stderr}`);
+    assert.match(result.stderr, /^error: Invalid plugin name ".*": /, `${action} ${name}`);
+    assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+  }
+  assert.equal(await Deno.readTextFile(join(top, "precious.txt")), "the user's files");
+  assert.ok((await Deno.stat(join(home, "plugins"))).isDirectory);
+}
+
+Deno.test("main.ts plugin uninstall ../.. without a daemon is refused (exit 2) and deletes nothing", async () => {
+  await using t = await nestedHome();
+  await assertRefused(t.home, t.top);
+});
+
+Deno.test("main.ts plugin uninstall ../.. through a running daemon is refused and deletes nothing", async () => {
+  await using t = await nestedHome();
+  await using daemon = await startServe(t.home);
+  await assertRefused(t.home, t.top);
+  // The daemon's socket refuses the names itself, for clients other than ours.
+  const client = await CliClient.connect(daemon.socket);
+  try {
+    for (const name of [...PATH_NAMES, "x\0y", ""]) {
+      await client.send({ type: "plugin", action: "uninstall", name });
+      await assert.rejects(client.expect("plugin"), /Invalid plugin name|needs a plugin name/);
+    }
+  } finally {
+    client.close();
+  }
+  assert.equal(await Deno.readTextFile(join(t.top, "precious.txt")), "the user's files");
+  assert.equal((await daemon.stop()).code, 0);
 });

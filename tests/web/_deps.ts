@@ -169,6 +169,19 @@ export function fakeWeb(options: { reply?: (text: string) => Reply | undefined }
           fake.installed.push(bytes);
           return Promise.resolve({ name: "uploaded", state: "running" });
         },
+        review: () =>
+          Promise.resolve({
+            name: "uploaded",
+            version: "1.0.0",
+            sha256: "f".repeat(64),
+            env: [],
+            homeagentEnv: [],
+            read: [],
+            write: [],
+            net: [],
+            run: [],
+            lines: ['Plugin "uploaded" 1.0.0'],
+          }),
       },
       llm: {
         sources: () => [{

@@ -296,7 +296,7 @@ Deno.test("web app plugin, LLM and resident routes", async () => {
   assert.equal(failed.status, 400);
   assert.equal((await failed.json()).error.code, "plugin_failed");
   assert.equal((await post("/api/v1/plugins/timer/explode")).status, 404);
-  const upload = await post("/api/v1/plugins/upload", {
+  const upload = await post(`/api/v1/plugins/upload?confirm=${"f".repeat(64)}`, {
     headers: { "content-type": "application/octet-stream" },
     body: new Uint8Array([0x50, 0x4b, 3, 4]),
   });

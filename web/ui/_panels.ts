@@ -231,11 +231,20 @@ export function PluginsView() {
   const upload = async (e: Event) => {
     const file = (e.target as HTMLInputElement).files?.[0];
     if (!file) return;
-    await act(api("/api/v1/plugins/upload", {
-      method: "POST",
-      headers: { "content-type": "application/octet-stream" },
-      body: await file.arrayBuffer(),
-    }));
+    const body = await file.arrayBuffer();
+    const post = (query: string) =>
+      api<{ review: { sha256: string; lines: string[] } }>(`/api/v1/plugins/upload${query}`, {
+        method: "POST",
+        headers: { "content-type": "application/octet-stream" },
+        body,
+      });
+    // The server installs only what the owner saw: its permission review, then a confirm.
+    await act(
+      post("").then(({ review }) => {
+        if (!confirm(`${review.lines.join("\n")}\n\n${t("installConfirm")}`)) return;
+        return post(`?confirm=${review.sha256}`);
+      }),
+    );
   };
   return h(
     "section",

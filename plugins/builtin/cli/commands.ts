@@ -3,6 +3,7 @@
  * and the online half of `plugin`. Output goes through the given printer, so main.ts stays the
  * only place that writes to the terminal.
  */
+import type { PermissionReview } from "../../host/review.ts";
 import { chatOnce, CliClient } from "./client.ts";
 import type { PluginAction } from "./protocol.ts";
 import { processIo, runRepl } from "./repl.ts";
@@ -75,4 +76,37 @@ export async function pluginCommandOnline(
   } finally {
     client.close();
   }
+}
+
+/** How `plugin install` gets the owner's confirmation. */
+export interface ConfirmIo {
+  /** `--yes`: confirmed in advance, after reading the list. */
+  yes: boolean;
+  /** Whether stdin is a terminal a person can answer on. */
+  isTerminal: boolean;
+  /** Ask one question; null at end of input. */
+  ask(question: string): string | null | Promise<string | null>;
+  /** Where the review goes (stderr, so stdout stays JSON). */
+  print(line: string): void;
+}
+
+/** Installing without a confirmation: stdin is not a terminal and --yes was not given. */
+export class ConfirmationRequired extends Error {}
+
+/**
+ * Show what a package asks for (every line of its review, warnings included), then ask on a
+ * terminal, or take `--yes`. Resolves whether to install; throws ConfirmationRequired when
+ * nobody can be asked.
+ */
+export async function confirmInstall(review: PermissionReview, io: ConfirmIo): Promise<boolean> {
+  for (const line of review.lines) io.print(line);
+  if (io.yes) return true;
+  if (!io.isTerminal) {
+    throw new ConfirmationRequired(
+      `Not installing "${review.name}" without confirmation: stdin is not a terminal; ` +
+        `read what it asks for above and pass --yes to install it`,
+    );
+  }
+  const answer = await io.ask(`Install "${review.name}" with these permissions? [y/N]`);
+  return /^\s*y(es)?\s*$/i.test(answer ?? "");
 }
