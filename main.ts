@@ -168,7 +168,7 @@ function openConfig(paths: HomePaths, logger: Logger) {
 async function serve(home: string, hostFlag?: string, portFlag?: string): Promise<number> {
   const startedAt = Date.now();
   const logger = createJsonLogger({ level: parseLogLevel(env.HOMEAGENT_LOG_LEVEL) });
-  const paths = await ensureHome(home);
+  const paths = await ensureHome(home, { logger });
   await claimSocket(paths);
   const { store, registry } = openConfig(paths, logger);
   if (registry.get<string>("core.web.token") === "") {
@@ -441,7 +441,7 @@ async function claimSocket(paths: HomePaths): Promise<void> {
 async function config(home: string, args: string[], reveal: boolean): Promise<number> {
   const [action, key, ...valueParts] = args;
   const logger = createJsonLogger({ level: "warn" });
-  const paths = await ensureHome(home);
+  const paths = await ensureHome(home, { logger });
   const { store, registry } = openConfig(paths, logger);
   try {
     switch (action) {
@@ -521,7 +521,7 @@ async function withHomeStores<T>(
   fn: (context: MemoryCommandContext) => Promise<T>,
 ): Promise<T> {
   const logger = createJsonLogger({ level: "warn" });
-  const paths = await ensureHome(home);
+  const paths = await ensureHome(home, { logger });
   const { store, registry } = openConfig(paths, logger);
   try {
     return await fn({ paths, config: registry, clock: systemClock, logger });
@@ -569,7 +569,7 @@ async function confirmPackage(path: string, yes: boolean): Promise<boolean> {
 
 async function pluginOffline(home: string, action: string, arg?: string): Promise<number> {
   const logger = createJsonLogger({ level: "warn" });
-  const paths = await ensureHome(home);
+  const paths = await ensureHome(home, { logger });
   const { store, registry } = openConfig(paths, logger);
   try {
     switch (action) {

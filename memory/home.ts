@@ -1,6 +1,11 @@
-/** The home directory (DESIGN.md §3): where every file of one HomeAgent lives. */
+/**
+ * The home directory (DESIGN.md §3): where every file of one HomeAgent lives. It holds the web
+ * token, API keys and every conversation, so it is private whatever the umask: folders 0700,
+ * databases and state files 0600 (docs/security.md).
+ */
 import { dirname, join } from "node:path";
 import { homedir } from "node:os";
+import type { Logger } from "../core/mod.ts";
 
 /** Absolute paths of a home directory's files. */
 export interface HomePaths {
@@ -58,22 +63,68 @@ You remember what matters to the people you talk with, you use tools when they h
 and you answer plainly and briefly. When you do not know, you say so.
 `;
 
-/** Create the home's folders and a default persona when missing; returns the paths. */
-export async function ensureHome(root: string): Promise<HomePaths> {
+/** The files of a home that hold secrets or conversations, relative to its root. */
+export const PRIVATE_FILES = [
+  "config.db",
+  "usage.db",
+  "memory/graph.db",
+  "memory/docs/index.db",
+  "memory/context.json",
+];
+
+/** Options of ensureHome. */
+export interface EnsureHomeOptions {
+  /** Told (warn) when loose modes of an existing home were tightened. */
+  logger?: Logger;
+}
+
+/**
+ * Create the home's folders (0700) and a default persona when missing, and tighten an existing
+ * home whose folders or private files others could read; returns the paths.
+ */
+export async function ensureHome(
+  root: string,
+  options: EnsureHomeOptions = {},
+): Promise<HomePaths> {
   const paths = homePaths(root);
-  for (const dir of [root, paths.memory, paths.docs, paths.media, paths.text, paths.knowledge]) {
-    await Deno.mkdir(dir, { recursive: true });
+  const folders = [root, paths.memory, paths.docs, paths.media, paths.text, paths.knowledge];
+  folders.push(paths.plugins, paths.run, paths.logs);
+  for (const dir of folders) await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  const tightened = folders.filter((dir) => keepPrivate(dir, 0o700));
+  for (const file of PRIVATE_FILES) {
+    const path = join(root, file);
+    const sqlite = file.endsWith(".db") ? [`${path}-wal`, `${path}-shm`] : [];
+    tightened.push(...[path, ...sqlite].filter((p) => keepPrivate(p, 0o600)));
   }
-  for (const dir of [paths.plugins, paths.run, paths.logs]) {
-    await Deno.mkdir(dir, { recursive: true });
+  if (tightened.length > 0) {
+    options.logger?.warn("Tightened loose permissions in the home (others could read them)", {
+      paths: tightened,
+    });
   }
-  await Deno.chmod(paths.run, 0o700);
   try {
-    await Deno.writeTextFile(paths.persona, DEFAULT_PERSONA, { createNew: true });
+    await Deno.writeTextFile(paths.persona, DEFAULT_PERSONA, { createNew: true, mode: 0o600 });
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
   }
   return paths;
+}
+
+/**
+ * Give `path` mode `mode` when its group or others have any access; true when it changed.
+ * A missing file is left alone (false). No-op on Windows, which has no such modes.
+ */
+export function keepPrivate(path: string, mode: 0o600 | 0o700): boolean {
+  if (Deno.build.os === "windows") return false;
+  let current: number | null;
+  try {
+    current = Deno.statSync(path).mode;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+  if (current === null || (current & 0o077) === 0) return false;
+  Deno.chmodSync(path, mode);
+  return true;
 }
 
 /** Read the persona; a missing file yields the default (the owner may delete it to reset). */
@@ -89,7 +140,8 @@ export function readPersona(path: string): string {
 /**
  * Write `text` to `path` atomically: temp file, fsync, rename, fsync of the folder. With
  * `sync: false` the fsyncs are left to the caller (bulk writes sync the folder once at the end);
- * the file is still either the old or the new one, never a mix.
+ * the file is still either the old or the new one, never a mix. The file is created 0600: what
+ * the home writes is private.
  */
 export async function writeFileAtomic(
   path: string,
@@ -99,7 +151,7 @@ export async function writeFileAtomic(
   const sync = options.sync ?? true;
   const tmp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   try {
-    await Deno.writeTextFile(tmp, text);
+    await Deno.writeTextFile(tmp, text, { mode: 0o600 });
     if (sync) await syncPath(tmp);
     await Deno.rename(tmp, path);
   } catch (error) {

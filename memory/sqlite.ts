@@ -4,6 +4,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { errorMessage, HomeAgentError } from "../core/mod.ts";
+import { keepPrivate } from "./home.ts";
 
 /** Why a database could not be opened or migrated. */
 export type DatabaseFailure = "db_open" | "db_corrupt" | "db_too_new" | "db_migration";
@@ -37,6 +38,7 @@ const CORRUPT_CODES = new Set([11, 26]);
 export function openDatabase(path: string, options: OpenDatabaseOptions): DatabaseSync {
   let db: DatabaseSync;
   try {
+    createPrivate(path);
     db = new DatabaseSync(path);
   } catch (error) {
     throw openFailure(path, error);
@@ -44,10 +46,26 @@ export function openDatabase(path: string, options: OpenDatabaseOptions): Databa
   try {
     configure(db, path, options);
     migrate(db, path, options.migrations);
+    if (path !== ":memory:") { for (const end of ["-wal", "-shm"]) keepPrivate(path + end, 0o600); }
     return db;
   } catch (error) {
     db.close();
     throw error;
+  }
+}
+
+/**
+ * Databases hold secrets (config.db: the web token and API keys), so a new one is created 0600
+ * whatever the umask, and an existing one is tightened to 0600. SQLite gives its -wal and -shm
+ * files the database file's mode.
+ */
+function createPrivate(path: string): void {
+  if (path === ":memory:" || path.startsWith("file:")) return;
+  try {
+    Deno.openSync(path, { write: true, createNew: true, mode: 0o600 }).close();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    keepPrivate(path, 0o600);
   }
 }
 

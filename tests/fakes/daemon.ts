@@ -47,9 +47,13 @@ export interface RunningDaemon extends AsyncDisposable {
 export async function startServe(
   home: string,
   env: Record<string, string> = {},
+  options: { umask?: string } = {},
 ): Promise<RunningDaemon> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--quiet", MAIN, "serve", "--home", home, "--port", "0"],
+  const args = ["run", "--allow-all", "--quiet", MAIN, "serve", "--home", home, "--port", "0"];
+  // A umask is set by a shell that then becomes the daemon (Deno.Command has no umask).
+  const shell = options.umask === undefined ? undefined : `umask ${options.umask}; exec "$0" "$@"`;
+  const child = new Deno.Command(shell ? "/bin/sh" : Deno.execPath(), {
+    args: shell ? ["-c", shell, Deno.execPath(), ...args] : args,
     env: { NO_COLOR: "1", HOMEAGENT_LOG_LEVEL: "info", ...env },
     stdin: "null",
     stdout: "piped",
