@@ -135,24 +135,16 @@ export interface PluginsPort {
   review(bytes: Uint8Array): Promise<PluginReviewView>;
 }
 
-/** A package's permission review; `sha256` is what the confirming upload repeats. */
+/**
+ * A package's permission review (the plugin host's PermissionReview: names, paths, hosts,
+ * warnings), passed through as JSON; `sha256` is what the confirming upload repeats.
+ */
 export interface PluginReviewView {
   name: string;
-  version: string;
   sha256: string;
-  env: string[];
-  /** Of env: HomeAgent's own variables (secrets). */
-  homeagentEnv: string[];
-  read: string[];
-  write: string[];
-  net: string[];
-  run: string[];
-  /** Why it runs outside the sandbox, if it does. */
-  native?: string;
   /** The review in words; "!" lines are warnings. */
   lines: string[];
 }
-
 /** Token usage of one source on one day. */
 export interface UsageRow {
   source: string;

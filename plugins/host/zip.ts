@@ -7,6 +7,7 @@
  * about one push of memory, not its inflated size.
  */
 import { Inflate } from "fflate";
+import { Buffer } from "node:buffer";
 import { PluginError } from "../../core/mod.ts";
 
 /** One entry of the central directory. */
@@ -177,7 +178,7 @@ function inflateOne(
       `entry "${entry.name}" inflates to ${produced} bytes, not its declared ${entry.size}`,
     );
   }
-  return concat(parts, produced);
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, produced);
 }
 
 /**
@@ -239,15 +240,4 @@ function checkLimits(
         `stopped after ${total.inflated} bytes`,
     );
   }
-}
-
-function concat(parts: Uint8Array[], length: number): Uint8Array {
-  if (parts.length === 1 && parts[0]!.length === length) return parts[0]!;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { deflateSync } from "fflate";
+import { Buffer } from "node:buffer";
 import { readHmap } from "../../plugins/mod.ts";
 
 const MB = 1024 * 1024;
@@ -84,13 +85,7 @@ function craftZip(spec: Crafted): Uint8Array {
   eocd.setUint32(12, offset - cdStart, true);
   eocd.setUint32(16, cdStart, true);
   put(new Uint8Array(eocd.buffer));
-  const out = new Uint8Array(offset);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return Buffer.concat(chunks, offset);
 }
 
 const base = (): RawEntry[] => [

@@ -172,14 +172,7 @@ export function fakeWeb(options: { reply?: (text: string) => Reply | undefined }
         review: () =>
           Promise.resolve({
             name: "uploaded",
-            version: "1.0.0",
             sha256: "f".repeat(64),
-            env: [],
-            homeagentEnv: [],
-            read: [],
-            write: [],
-            net: [],
-            run: [],
             lines: ['Plugin "uploaded" 1.0.0'],
           }),
       },
