@@ -16,6 +16,7 @@ import type { TurnControl } from "./turn_control.ts";
 import { estimateTokens, type TokenCounter } from "./budget.ts";
 import type { MemorySection } from "./prompt.ts";
 import { errorMessage } from "./errors.ts";
+import { durableReply } from "./_context_persistence.ts";
 
 /** The part of the ConfigRegistry the kernel reads. */
 export interface KernelConfig {
@@ -300,9 +301,9 @@ export class Agent {
     return { accepted: true, inputId: input.id };
   }
 
-  #run(input: Input, signal: AbortSignal, control: TurnControl): Promise<Reply> {
+  async #run(input: Input, signal: AbortSignal, control: TurnControl): Promise<Reply> {
     this.#loop.scheduler.configure(this.#schedulerSettings());
-    return runTurn(input, signal, {
+    const reply = await runTurn(input, signal, {
       clock: this.#options.clock,
       logger: this.#options.logger.child({ turnId: input.id }),
       events: this.events,
@@ -316,6 +317,7 @@ export class Agent {
       settings: this.#settings(),
       control,
     });
+    return await durableReply(this.context, reply);
   }
 
   #schedulerSettings(): { capacity: number; cooldownMs: number } {

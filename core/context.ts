@@ -44,6 +44,11 @@ export interface ContextWindow {
    */
   timeline(budgetTokens: number, count: TokenCounter, options?: TimelineOptions): ContextEvent[];
   size(): number;
+  /**
+   * Resolves once every change made so far is durable, so a reply may be acknowledged; rejects
+   * when it cannot be written (the changes stay queued for the next call). Absent: in memory only.
+   */
+  commit?(): Promise<void>;
 }
 
 /** An in-memory window that keeps the newest `capacity` events. */
@@ -125,17 +130,90 @@ function formatLine(event: ContextEvent): string {
   return `[${time}] ${who}: ${text}`;
 }
 
+/**
+ * One change to the window, as the journal records it. A record's `seq` grows by one per record
+ * and carries on across snapshots, so a replay skips what a snapshot already holds.
+ * - `add`: an event entered the window (appended, or put back at its time); placed by timestamp.
+ * - `archive`: these events are being written to documents (recorded, durably, before any
+ *   document exists); the archive stays open until `remove` closes it.
+ * - `remove`: these events left the window (archived or dropped).
+ */
+export type ContextChange =
+  | { op: "add"; event: ContextEvent }
+  | { op: "archive" | "remove"; ids: string[] };
+
+/** A change as it is written to the journal, numbered. */
+export type ContextRecord = ContextChange & { seq: number };
+
 /** The working window as it is persisted. */
 export interface ContextSnapshot {
   version: 1;
   events: ContextEvent[];
+  /** The last journal record this snapshot includes; 0 or absent before any. */
+  seq?: number;
+  /** Events whose archive was under way when the snapshot was taken. */
+  archiving?: string[];
+}
+
+/** What a store hands back at start: the last snapshot, then the journal written after it. */
+export interface StoredContext {
+  snapshot?: ContextSnapshot;
+  /** Journal records in the order they were written (a torn last line already left out). */
+  journal: ContextRecord[];
 }
 
 /**
- * Persistence of the working window. `load` resolves undefined when nothing was saved (a
- * corrupt file is moved aside and reported by the implementation); `save` is atomic.
+ * Persistence of the working window: a snapshot, and optionally a journal of the changes since.
+ * `load` resolves `{ journal: [] }` when nothing was saved (a corrupt file is moved aside and
+ * reported by the implementation). `save` replaces the snapshot atomically and may then drop
+ * the journal records up to `snapshot.seq`. `append`, when present, resolves only once the
+ * records are durable (fsynced); a store without it keeps snapshots only (evaluation, tests).
+ * All three reject on storage failure; the caller never runs two of them at once.
  */
 export interface ContextStore {
-  load(): Promise<ContextSnapshot | undefined>;
+  load(): Promise<StoredContext>;
   save(snapshot: ContextSnapshot): Promise<void>;
+  append?(records: readonly ContextRecord[]): Promise<void>;
+}
+
+/** The window a store's snapshot and journal describe, and the archives a crash interrupted. */
+export interface ReplayedContext {
+  /** The events, oldest first. */
+  events: ContextEvent[];
+  /** Ids of events still in the window whose archive was begun and never closed. */
+  archiving: Set<string>;
+  /** The last record seen. */
+  seq: number;
+}
+
+/**
+ * Apply the journal to the snapshot. Records the snapshot already holds (`seq` up to its own)
+ * are skipped, and every record is idempotent (an `add` of an id already present changes
+ * nothing), so replaying after a crash at any point gives the window as it was.
+ */
+export function replayContext(stored: StoredContext): ReplayedContext {
+  const base = stored.snapshot;
+  const after = base?.seq ?? 0;
+  const byId = new Map((base?.events ?? []).map((e) => [e.id, e]));
+  const archiving = new Set(base?.archiving ?? []);
+  let seq = after;
+  for (const record of stored.journal) {
+    if (record.seq <= after) continue;
+    seq = Math.max(seq, record.seq);
+    if (record.op === "add") {
+      if (!byId.has(record.event.id)) byId.set(record.event.id, record.event);
+      continue;
+    }
+    for (const id of record.ids) {
+      if (record.op === "archive") archiving.add(id);
+      else {
+        archiving.delete(id);
+        byId.delete(id);
+      }
+    }
+  }
+  for (const id of archiving) if (!byId.has(id)) archiving.delete(id);
+  // Stable: events with equal times keep the order they entered in.
+  const events = [...byId.values()].sort((a, b) => a.timestamp - b.timestamp);
+  return { events, archiving, seq };
 }

@@ -117,6 +117,8 @@ function shortDate(ms: number): string {
 /** Where doc_query puts what it consumed: the context window, at the original time. */
 export interface ColdStorageSink {
   insert(event: ContextEvent): void;
+  /** Resolves once the inserted events are durable (see ContextWindow.commit). */
+  commit?(): Promise<void>;
 }
 
 /** The kernel's document tools, `doc_query` and `doc_commit`. */
@@ -143,7 +145,7 @@ export function documentTools(store: DocumentStore, context: ColdStorageSink): R
           signal: ctx.signal,
         });
         if (hits.length === 0) return "No matching documents.";
-        const docs = await store.consume(hits.map((h) => h.document.id));
+        const docs = hits.map((h) => h.document).sort((a, b) => a.createdAt - b.createdAt);
         for (const doc of docs) {
           context.insert({
             id: `doc:${doc.id}`,
@@ -156,6 +158,10 @@ export function documentTools(store: DocumentStore, context: ColdStorageSink): R
             timestamp: doc.createdAt,
           });
         }
+        // The window holds them durably before the documents go: a crash in between leaves a
+        // document that the next start removes (its `doc:` event is in the window), never none.
+        await context.commit?.();
+        await store.consume(docs.map((d) => d.id));
         return docs.map((d) => `[${new Date(d.createdAt).toISOString()}] ${d.content}`)
           .join("\n\n");
       },

@@ -1,20 +1,23 @@
 /**
  * RelevanceContext (ARCHITECTURE.md "Context Layer"): the chronological working window whose
  * least relevant events sink to the document layer. Vectors are computed lazily, in batches,
- * when a prune needs them; writes are debounced and atomic through the ContextStore port.
+ * when a prune needs them. Every change is journaled through the ContextStore port: `commit`
+ * makes the changes so far durable (the Agent awaits it before a reply goes out), and a
+ * debounced, atomic snapshot compacts the journal.
  */
 import type { TokenCounter } from "./budget.ts";
-import {
-  type ContextEvent,
-  type ContextSnapshot,
-  type ContextStore,
-  type ContextWindow,
-  type TimelineOptions,
+import type {
+  ContextEvent,
+  ContextStore,
+  ContextWindow,
+  ReplayedContext,
+  TimelineOptions,
 } from "./context.ts";
-import { budgetedTimeline } from "./context.ts";
+import { budgetedTimeline, replayContext } from "./context.ts";
 import type { Embedder } from "./embedding.ts";
-import type { Clock, Logger, TimerHandle } from "./ports.ts";
+import type { Clock, Logger } from "./ports.ts";
 import { errorMessage } from "./errors.ts";
+import { ContextPersistence } from "./_context_persistence.ts";
 
 /** How a tool's output may enter the memory computation layer. */
 export interface ToolMemoryPolicy {
@@ -31,7 +34,11 @@ export interface RelevanceContextOptions {
   logger: Logger;
   embedder: Embedder;
   store: ContextStore;
-  /** Receives the pruned events that should be kept as documents (original timestamps). */
+  /**
+   * Receives the pruned events that should be kept as documents (original timestamps); they
+   * are durable when it resolves. Must be idempotent: after a crash the same events are handed
+   * over again and must not be stored twice (the document store stores equal content once).
+   */
   archive: (events: ContextEvent[]) => Promise<void>;
   /** Capacity before a prune trims (`core.agent.max_context_size`), read at each prune. */
   topK: () => number;
@@ -41,6 +48,7 @@ export interface RelevanceContextOptions {
   toolPolicy?: (name: string) => ToolMemoryPolicy | undefined;
   /** Sources whose pruned events are dropped, not archived; default agentcli and terminal. */
   unarchivedSources?: readonly string[];
+  /** Delay from a change to the snapshot that compacts the journal; default 5000. */
   debounceMs?: number;
   scorer?: VectorScorer;
 }
@@ -85,31 +93,45 @@ function dotScores(query: Float32Array, vectors: readonly Float32Array[]): Float
   return out;
 }
 
-/** The working window with relevance pruning, archiving and debounced persistence. */
+/** The working window with relevance pruning, archiving and journaled persistence. */
 export class RelevanceContext implements ContextWindow {
-  #events: ContextEvent[] = [];
+  #events: ContextEvent[];
   #options: RelevanceContextOptions;
-  #timer?: TimerHandle;
-  #saving: Promise<void> = Promise.resolve();
-  #dirty = false;
+  #persist: ContextPersistence;
+  /** Ids of events whose archive is under way (their `archive` record is written). */
+  #archiving = new Set<string>();
   #pruning: Promise<unknown> = Promise.resolve();
 
-  private constructor(options: RelevanceContextOptions) {
+  private constructor(options: RelevanceContextOptions, replayed: ReplayedContext) {
     this.#options = options;
+    this.#events = replayed.events;
+    this.#persist = new ContextPersistence({
+      store: options.store,
+      clock: options.clock,
+      logger: options.logger,
+      debounceMs: options.debounceMs ?? 5000,
+      seq: replayed.seq,
+      state: () => ({ events: [...this.#events], archiving: [...this.#archiving] }),
+    });
   }
 
-  /** Load the saved window (if any) and return the context. */
+  /**
+   * Load the saved window (snapshot plus journal) and return the context. An archive that a
+   * crash interrupted is finished first, so its events end up in documents only.
+   */
   static async load(options: RelevanceContextOptions): Promise<RelevanceContext> {
-    const context = new RelevanceContext(options);
-    const snapshot = await options.store.load();
-    context.#events = [...(snapshot?.events ?? [])].sort((a, b) => a.timestamp - b.timestamp);
+    const stored = await options.store.load();
+    const replayed = replayContext(stored);
+    const context = new RelevanceContext(options, replayed);
+    await context.#finishArchive(replayed.archiving);
+    if (stored.journal.length > 0) context.#persist.changed(); // compact the replayed journal
     return context;
   }
 
   /** Add an event at the end of the timeline and schedule a save. */
   append(event: ContextEvent): void {
     this.#events.push(event);
-    this.#changed();
+    this.#persist.record({ op: "add", event: withoutVector(event) });
   }
 
   /** Put an event back at its chronological place (documents recalled into the window). */
@@ -117,7 +139,12 @@ export class RelevanceContext implements ContextWindow {
     let at = this.#events.length;
     while (at > 0 && this.#events[at - 1]!.timestamp > event.timestamp) at--;
     this.#events.splice(at, 0, event);
-    this.#changed();
+    this.#persist.record({ op: "add", event: withoutVector(event) });
+  }
+
+  /** Resolves once every change so far is in the journal (see ContextWindow.commit). */
+  commit(): Promise<void> {
+    return this.#persist.commit();
   }
 
   /** The events, oldest first. */
@@ -171,15 +198,12 @@ export class RelevanceContext implements ContextWindow {
         .sort((a, b) => b.score - a.score || b.i - a.i); // ties: the newer stays
       keep = new Set(ranked.slice(0, slots).map((r) => r.event));
     }
-    const evicted = candidates.filter((e) => !keep.has(e));
-    // The window changes only after the archive has the events: nothing is lost on failure.
+    // An archive begun earlier and not finished (it failed) is finished now, whatever the scores.
+    const evicted = candidates.filter((e) => !keep.has(e) || this.#archiving.has(e.id));
     const unarchived = new Set(this.#options.unarchivedSources ?? ["agentcli", "terminal"]);
     const toArchive = evicted.filter((e) => !unarchived.has(e.source));
-    if (toArchive.length > 0) await this.#options.archive(toArchive);
-    const evictedSet = new Set(evicted);
-    // Filter the live list: events appended while we awaited must survive.
-    this.#events = this.#events.filter((e) => !evictedSet.has(e));
-    this.#changed();
+    if (toArchive.length > 0) await this.#archive(toArchive);
+    this.#remove(evicted);
     const result = {
       kept: this.#events.length,
       archived: toArchive.length,
@@ -189,12 +213,55 @@ export class RelevanceContext implements ContextWindow {
     return result;
   }
 
-  /** Write now if anything changed (shutdown); waits for any write under way. */
-  async flush(): Promise<void> {
-    this.#timer?.cancel();
-    this.#timer = undefined;
-    if (this.#dirty) this.#save();
-    await this.#saving;
+  /**
+   * Hand `events` to the archive, the window keeping them until it has them. The intent is
+   * journaled durably first: a crash while documents are written leaves a record that the next
+   * load finishes (see #finishArchive), never events both in documents and in the window. An
+   * archive that fails may have written some documents, so its intent stays open and the next
+   * prune archives those events again (equal content is stored once).
+   */
+  async #archive(events: ContextEvent[]): Promise<void> {
+    const fresh = events.filter((e) => !this.#archiving.has(e.id)).map((e) => e.id);
+    for (const id of fresh) this.#archiving.add(id);
+    if (fresh.length > 0) this.#persist.record({ op: "archive", ids: fresh });
+    await this.#persist.commit();
+    await this.#options.archive(events);
+  }
+
+  /** Take `events` out of the live list (events appended meanwhile stay) and journal it. */
+  #remove(events: readonly ContextEvent[]): void {
+    if (events.length === 0) return;
+    const gone = new Set(events);
+    this.#events = this.#events.filter((e) => !gone.has(e));
+    for (const e of events) this.#archiving.delete(e.id);
+    this.#persist.record({ op: "remove", ids: events.map((e) => e.id) });
+  }
+
+  /** Finish the archives a crash interrupted: archive again (idempotent), then remove. */
+  async #finishArchive(ids: ReadonlySet<string>): Promise<void> {
+    const events = this.#events.filter((e) => ids.has(e.id));
+    if (events.length === 0) return;
+    for (const e of events) this.#archiving.add(e.id);
+    try {
+      await this.#options.archive(events);
+    } catch (error) {
+      // The intent stays open (snapshots carry it), so the next start tries again.
+      this.#options.logger.error("Cannot finish archiving context events after a crash", {
+        events: events.length,
+        error: errorMessage(error),
+      });
+      return;
+    }
+    this.#remove(events);
+    await this.#persist.commit();
+    this.#options.logger.warn("Finished archiving context events interrupted by a crash", {
+      events: events.length,
+    });
+  }
+
+  /** Write a snapshot now if anything changed (shutdown, heartbeat); waits for any write. */
+  flush(): Promise<void> {
+    return this.#persist.flush();
   }
 
   async #ensureVectors(events: readonly ContextEvent[], signal?: AbortSignal): Promise<void> {
@@ -206,26 +273,12 @@ export class RelevanceContext implements ContextWindow {
     const texts = stale.map((e) => textForVector(e, this.#options.toolPolicy));
     const vectors = await embedder.embed(texts, { signal });
     stale.forEach((e, i) => e.vector = { fingerprint: embedder.fingerprint, vector: vectors[i]! });
-    this.#changed();
+    this.#persist.changed(); // vectors reach disk with the next snapshot; they can be recomputed
   }
+}
 
-  #changed(): void {
-    this.#dirty = true;
-    if (this.#timer) return;
-    this.#timer = this.#options.clock.setTimer(this.#options.debounceMs ?? 5000, () => {
-      this.#timer = undefined;
-      this.#save();
-    });
-  }
-
-  #save(): void {
-    this.#dirty = false;
-    const snapshot: ContextSnapshot = { version: 1, events: [...this.#events] };
-    this.#saving = this.#saving.then(() => this.#options.store.save(snapshot)).catch((error) => {
-      this.#dirty = true; // try again with the next change or the final flush
-      this.#options.logger.error("Cannot save the context window", {
-        error: errorMessage(error),
-      });
-    });
-  }
+/** The event without its vector: journal lines stay small, and vectors can be recomputed. */
+function withoutVector(event: ContextEvent): ContextEvent {
+  const { vector: _, ...rest } = event;
+  return rest;
 }

@@ -91,7 +91,7 @@ export async function createEvalMemory(options: EvalMemoryOptions): Promise<Eval
     clock: options.clock,
     logger: options.logger,
     embedder: options.embedder,
-    store: { load: () => Promise.resolve(undefined), save: () => Promise.resolve() },
+    store: { load: () => Promise.resolve({ journal: [] }), save: () => Promise.resolve() },
     archive: async (events) => {
       await documents.insertMany(eventsToDocuments(events), { sync: false });
     },

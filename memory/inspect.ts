@@ -10,7 +10,10 @@ import {
   type Logger,
   type MemorySection,
   orderSections,
+  replayContext,
+  silentLogger,
 } from "../core/mod.ts";
+import { JsonContextStore } from "./context_store.ts";
 import { DocStore } from "./doc_store.ts";
 import { readEmbeddingConfig } from "./embedding_config.ts";
 import { selectEmbedder } from "./embedders.ts";
@@ -117,10 +120,12 @@ export async function openMemoryInspector(
   };
 }
 
+/** Events in the window as its snapshot and journal describe it; null when missing or unreadable. */
 async function countContextEvents(path: string): Promise<number | null> {
   try {
-    const snapshot = JSON.parse(await Deno.readTextFile(path)) as { events?: unknown };
-    return Array.isArray(snapshot.events) ? snapshot.events.length : null;
+    const stored = await new JsonContextStore({ path, logger: silentLogger }).read();
+    if (!stored.snapshot && stored.journal.length === 0) return null;
+    return replayContext(stored).events.length;
   } catch {
     return null;
   }

@@ -103,6 +103,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     topK: () => config.get<number>("core.agent.max_context_size"),
     toolPolicy: options.toolPolicy,
   });
+  await dropRecalledDocuments(context, documents, logger);
   const graph = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger });
   const upkeep = await openUpkeep({
     paths,
@@ -165,4 +166,29 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
       graph.close();
     },
   };
+}
+
+/**
+ * `doc_query` makes the window hold a document (as a `doc:<id>` event) before it deletes the
+ * document; a crash in between leaves both. The window's copy wins, so nothing is doubled.
+ */
+async function dropRecalledDocuments(
+  context: RelevanceContext,
+  documents: DocStore,
+  logger: Logger,
+): Promise<void> {
+  for (const event of context.events()) {
+    if (event.role !== "cold_storage" || !event.id.startsWith("doc:")) continue;
+    const id = event.id.slice("doc:".length);
+    try {
+      if (await documents.remove(id)) {
+        logger.warn("Removed a document already moved back into the context window", { id });
+      }
+    } catch (error) {
+      logger.error("Cannot remove a document moved back into the context window", {
+        id,
+        error: errorMessage(error),
+      });
+    }
+  }
 }

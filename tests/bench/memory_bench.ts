@@ -61,7 +61,10 @@ async function pruneFigure(): Promise<Figure> {
       clock: systemClock,
       logger: silentLogger,
       embedder,
-      store: { load: () => Promise.resolve(snapshot), save: () => Promise.resolve() },
+      store: {
+        load: () => Promise.resolve({ snapshot, journal: [] }),
+        save: () => Promise.resolve(),
+      },
       archive: () => Promise.resolve(),
       topK: () => 30,
       debounceMs: 60_000,

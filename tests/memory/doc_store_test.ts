@@ -215,3 +215,25 @@ Deno.test("doc_query consumes documents and puts them back into the context at t
     assert.equal(store.size(), 2 - inserted.length);
   });
 });
+
+Deno.test("doc_query deletes documents only once the context window holds them durably", async () => {
+  await withStore(async ({ store }) => {
+    await store.insert({ content: "我家的猫叫咪咪", source: "cli", createdAt: 1000 });
+    await store.insert({ content: "the car needs tyres", source: "cli", createdAt: 2000 });
+    const seen: string[] = [];
+    const [query] = documentTools(store, {
+      insert: () => void seen.push(`insert with ${store.size()} documents`),
+      commit: () => {
+        seen.push(`commit with ${store.size()} documents`);
+        return Promise.resolve();
+      },
+    });
+    await query!.handler({ query: "猫 咪咪" }, {
+      signal: new AbortController().signal,
+      turnId: "t9",
+      callId: "c1",
+    });
+    assert.deepEqual(seen, ["insert with 2 documents", "commit with 2 documents"]);
+    assert.equal(store.size(), 1, "then the document is gone");
+  });
+});
