@@ -9,22 +9,11 @@ import { createQuantizedVectorSet, type HotLoops, loadHotLoops } from "../../was
 import { type HotLoopsExports, instantiateHotLoops } from "../../wasm/_wasm.ts";
 import { cosineScoresTs } from "../../wasm/twin.ts";
 import { type Figure, type FigureFn, quantile, round } from "./_figure.ts";
+import { rng } from "../fakes/random.ts";
 
 const VECTORS = 20_000;
 const DIM = 300;
 const TEXTS = 20_000;
-
-/** mulberry32: seeded, so every run scores the same data. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

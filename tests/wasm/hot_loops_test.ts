@@ -10,6 +10,7 @@ import {
   topKTs,
 } from "../../wasm/mod.ts";
 import { mayChangeWhenLowered } from "../../wasm/_wasm.ts";
+import { rng } from "../fakes/random.ts";
 
 const wasm = loadHotLoops();
 const ts = loadHotLoops({ implementation: "ts" });
@@ -17,18 +18,6 @@ const ts = loadHotLoops({ implementation: "ts" });
 const DIMS = [1, 2, 3, 4, 5, 7, 8, 13, 31, 64, 127, 300, 511, 512, 1023, 1024];
 const HAN =
   "的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于就下得可你年生自会那后能过";
-
-/** A small deterministic PRNG (mulberry32), so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomVectors(random: () => number, count: number): Float32Array {
   return Float32Array.from({ length: count }, () => random() * 2 - 1);

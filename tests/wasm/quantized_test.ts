@@ -5,18 +5,7 @@ import {
   type QuantizedVectorSet,
   quantizeI8,
 } from "../../wasm/mod.ts";
-
-/** A small deterministic PRNG (mulberry32), so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../fakes/random.ts";
 
 /** A random unit vector (sum of uniforms: close enough to Gaussian for directions). */
 function unitVector(random: () => number, dim: number): Float32Array {
