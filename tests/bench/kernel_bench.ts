@@ -2,8 +2,16 @@
  * Kernel figures: `turn_overhead_p50_us` / `turn_overhead_p99_us`, the time HomeAgent itself
  * spends on one turn with one tool round (two streamed LLM calls through the real OpenAI client
  * over loopback HTTP, one tool call, all stages), with the fake server's own handler time
- * subtracted.
+ * subtracted. `turn_overhead_durable_p50_us` / `_p99_us`: the same turn over the daemon's
+ * journaled context window (RelevanceContext over JsonContextStore in a temp folder, pruning at
+ * 30 events); `context_commit_p50_us` / `_p99_us`: the part of it spent making the turn durable
+ * (one journal append and fdatasync) before the reply goes out.
  */
+import { join } from "node:path";
+import { type ContextWindow, RelevanceContext, silentLogger } from "../../core/mod.ts";
+import { systemClock } from "../../adapters/mod.ts";
+import { JsonContextStore } from "../../memory/mod.ts";
+import { createHashEmbedder } from "../../memory/hash_embedder.ts";
 import { benchAgent } from "./_agent.ts";
 import { type Figure, quantile, round } from "./_figure.ts";
 
@@ -62,9 +70,10 @@ function startBenchServer() {
   };
 }
 
-async function measure(): Promise<Record<string, Figure>> {
+/** Per-turn overhead samples in µs, over `context` (the Agent's in-memory window if absent). */
+async function turnSamples(context?: ContextWindow): Promise<number[]> {
   const server = startBenchServer();
-  using bench = benchAgent(server.url);
+  using bench = benchAgent(server.url, { context });
   const agent = bench.agent;
   agent.tools.register({
     name: "bench_echo",
@@ -86,11 +95,67 @@ async function measure(): Promise<Record<string, Figure>> {
     await agent.close();
     await server.close();
   }
+  return samples;
+}
+
+async function measure(): Promise<Record<string, Figure>> {
+  const samples = await turnSamples();
   return {
     turn_overhead_p50_us: { value: round(quantile(samples, 0.5)), unit: "us" },
     turn_overhead_p99_us: { value: round(quantile(samples, 0.99)), unit: "us" },
   };
 }
 
+/** Times every `commit` of `context`: how long a reply waits for its turn to be durable. */
+function timedCommits(context: RelevanceContext, into: number[]): ContextWindow {
+  return {
+    append: (event) => context.append(event),
+    prune: (query, signal) => context.prune(query, signal),
+    timeline: (budget, count) => context.timeline(budget, count),
+    size: () => context.size(),
+    async commit() {
+      const t0 = performance.now();
+      await context.commit();
+      into.push((performance.now() - t0) * 1000);
+    },
+  };
+}
+
+async function measureDurable(): Promise<Record<string, Figure>> {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-bench-context-" });
+  try {
+    // The daemon's window at its default size; the bench source is dropped rather than archived,
+    // so a turn journals its two events and one prune record: one fdatasync per turn.
+    const context = await RelevanceContext.load({
+      clock: systemClock,
+      logger: silentLogger,
+      embedder: createHashEmbedder(),
+      store: new JsonContextStore({ path: join(dir, "context.json"), logger: silentLogger }),
+      archive: () => Promise.resolve(),
+      topK: () => 30,
+      unarchivedSources: ["bench"],
+    });
+    const commits: number[] = [];
+    const samples = await turnSamples(timedCommits(context, commits));
+    await context.flush();
+    const measured = commits.slice(WARMUP);
+    return {
+      turn_overhead_durable_p50_us: { value: round(quantile(samples, 0.5)), unit: "us" },
+      turn_overhead_durable_p99_us: { value: round(quantile(samples, 0.99)), unit: "us" },
+      context_commit_p50_us: { value: round(quantile(measured, 0.5)), unit: "us" },
+      context_commit_p99_us: { value: round(quantile(measured, 0.99)), unit: "us" },
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 /** Figures of this module. */
-export const figures = { "turn_overhead_p50_us": measure, "turn_overhead_p99_us": measure };
+export const figures = {
+  "turn_overhead_p50_us": measure,
+  "turn_overhead_p99_us": measure,
+  "turn_overhead_durable_p50_us": measureDurable,
+  "turn_overhead_durable_p99_us": measureDurable,
+  "context_commit_p50_us": measureDurable,
+  "context_commit_p99_us": measureDurable,
+};
