@@ -195,7 +195,7 @@ export class JsonContextStore implements ContextStore {
       JSON.stringify(r.op === "add" ? { ...r, event: toJson(r.event) } : r)
     );
     const bytes = encoder.encode((this.#startFresh ? "\n" : "") + lines.join("\n") + "\n");
-    const file = await Deno.open(this.#journal, { append: true, create: true });
+    const file = await Deno.open(this.#journal, { append: true, create: true, mode: 0o600 });
     try {
       let written = 0;
       while (written < bytes.length) written += await file.write(bytes.subarray(written));

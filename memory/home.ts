@@ -70,6 +70,7 @@ export const PRIVATE_FILES = [
   "memory/graph.db",
   "memory/docs/index.db",
   "memory/context.json",
+  "memory/context.journal",
 ];
 
 /** Options of ensureHome. */

@@ -15,6 +15,7 @@ const PRIVATE = [
   "memory/graph.db-wal",
   "memory/docs/index.db",
   "memory/context.json",
+  "memory/context.journal",
 ];
 
 Deno.test("serve under umask 022 makes the home 0700 and its databases and state 0600; a loose home is tightened", async () => {
