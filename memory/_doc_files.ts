@@ -1,7 +1,7 @@
 /** Document JSON files: memory/docs/<id>.json, one per document, written atomically. */
 import { join } from "node:path";
 import { z } from "zod";
-import type { MemoryDocument, StoredVector } from "../core/mod.ts";
+import type { MemoryDocument, NewDocument, StoredVector } from "../core/mod.ts";
 import { decodeVector, encodeVector } from "./context_store.ts";
 import { writeFileAtomic } from "./home.ts";
 
@@ -122,4 +122,33 @@ export async function contentHash(content: string): Promise<string> {
   const normal = content.replace(/\s+/g, " ").trim();
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(normal));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const SUMMARY_CHARS = 200;
+
+/** The first SUMMARY_CHARS characters of `content`, on one line. */
+export function summarize(content: string): string {
+  const flat = content.replace(/\s+/g, " ").trim();
+  return flat.length <= SUMMARY_CHARS ? flat : `${flat.slice(0, SUMMARY_CHARS - 1)}…`;
+}
+
+/** A new document id: its creation time (sortable) and a random suffix. */
+export function newDocId(createdAt: number): string {
+  return `d${createdAt.toString(36)}_${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/** A new document of `content` (already trimmed), created `now` unless it says otherwise. */
+export function newDocument(doc: NewDocument, content: string, now: number): MemoryDocument {
+  return {
+    id: newDocId(doc.createdAt ?? now),
+    summary: doc.summary?.trim() || summarize(content),
+    content,
+    tags: doc.tags ?? [],
+    entities: doc.entities ?? [],
+    source: doc.source,
+    createdAt: doc.createdAt ?? now,
+    updatedAt: now,
+    accessCount: 0,
+    turnIds: doc.turnIds ?? [],
+  };
 }

@@ -4,8 +4,10 @@
  * instead of reading every file. The JSON files stay the truth; this index is rebuilt from
  * them whenever it is missing, corrupt or out of step.
  */
+import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { openDatabase, withTransaction } from "./sqlite.ts";
+import type { Logger } from "../core/mod.ts";
+import { DatabaseError, openDatabase, withTransaction } from "./sqlite.ts";
 
 const MIGRATIONS = [
   `create table docs (
@@ -183,4 +185,21 @@ function toRow(r: Record<string, unknown>): IndexRow {
     turnIds: JSON.parse(String(r.turn_ids)) as string[],
     fingerprint: r.fingerprint === null ? undefined : String(r.fingerprint),
   };
+}
+
+/** Open `dir`/index.db; a corrupt one is moved aside (with a log line) and rebuilt empty. */
+export async function openDocIndex(dir: string, logger: Logger): Promise<DocIndexDb> {
+  const path = join(dir, "index.db");
+  try {
+    return new DocIndexDb(path);
+  } catch (error) {
+    if (!(error instanceof DatabaseError) || error.code !== "db_corrupt") throw error;
+    const aside = `${path}.corrupt-${Date.now()}`;
+    await Deno.rename(path, aside);
+    logger.error("The document index is corrupt; moved it aside and rebuilding it", {
+      path,
+      movedTo: aside,
+    });
+    return new DocIndexDb(path);
+  }
 }

@@ -70,6 +70,33 @@ export function commitTriples(g: GraphSql, triples: readonly Triple[]): CommitOu
   return out;
 }
 
+/**
+ * Commit the triples not already stored: a relation with the same subject, predicate, object
+ * and start of validity (open or closed) is the same fact and is skipped, so importing an
+ * export twice changes nothing. The caller holds the transaction.
+ */
+export function commitNewTriples(
+  g: GraphSql,
+  triples: readonly Triple[],
+): CommitOutcome & { skipped: number } {
+  const fresh = triples.filter((t) => t.validFrom === undefined || !stored(g, t, t.validFrom));
+  return { ...commitTriples(g, fresh), skipped: triples.length - fresh.length };
+}
+
+function stored(g: GraphSql, t: Triple, validFrom: number): boolean {
+  const source = g.entityId(displayName(t.subject));
+  const target = g.entityId(displayName(t.object));
+  if (source === undefined || target === undefined) return false;
+  return g.get(
+    `select 1 from relations where source_id = ? and target_id = ? and type = ?
+       and valid_from = ? and status = 'active' limit 1`,
+    BigInt(source),
+    BigInt(target),
+    normalizePredicate(t.predicate),
+    BigInt(validFrom),
+  ) !== undefined;
+}
+
 /** The id of the entity `name`, inserted when new; counts a mention and revives a deleted one. */
 export function upsertEntity(
   g: GraphSql,

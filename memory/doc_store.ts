@@ -4,7 +4,6 @@
  * in-memory indexes (int8 vectors in wasm, BM25 postings), so a query never re-reads the
  * files. Query = dense cosine in the current space fused by rank with BM25 over the words.
  */
-import { join } from "node:path";
 import type {
   Clock,
   DocumentStore,
@@ -16,14 +15,15 @@ import type {
 } from "../core/mod.ts";
 import { errorMessage } from "../core/mod.ts";
 import type { TextAnalyzer } from "./keywords.ts";
-import { DatabaseError } from "./sqlite.ts";
 import { syncPath } from "./home.ts";
-import { DocIndexDb, type IndexRow } from "./_doc_index_db.ts";
+import { type DocIndexDb, type IndexRow, openDocIndex } from "./_doc_index_db.ts";
+import { fuse } from "./_doc_fusion.ts";
 import { Bm25Index } from "./_bm25.ts";
 import {
   contentHash,
   type DocRecord,
   listDocIds,
+  newDocument,
   readDocFile,
   removeDocFile,
   writeDocFile,
@@ -44,7 +44,12 @@ export interface DocStoreOptions {
   minDense?: number;
 }
 
-const SUMMARY_CHARS = 200;
+/** One document of an insertMany call: new (`document`), already `stored`, or a repeat. */
+interface PlannedDoc {
+  hash: string;
+  document?: MemoryDocument;
+  stored?: string;
+}
 
 /** The document store. */
 export class DocStore implements DocumentStore {
@@ -62,7 +67,7 @@ export class DocStore implements DocumentStore {
   /** Open the folder: reconcile the index with the files, load the vectors, report stale ones. */
   static async open(options: DocStoreOptions): Promise<DocStore> {
     await Deno.mkdir(options.dir, { recursive: true });
-    const store = new DocStore(options, await openIndex(options));
+    const store = new DocStore(options, await openDocIndex(options.dir, options.logger));
     await store.#reconcile();
     store.#loadVectors();
     return store;
@@ -83,62 +88,103 @@ export class DocStore implements DocumentStore {
   }
 
   /**
-   * Store many documents: embedded in batches, files written without a per-file fsync and the
-   * folder synced once per batch (bulk import, archive, evaluation). De-duplicates like insert.
+   * Store many documents, all or none: embedded in batches and their files written (without a
+   * per-file fsync when `sync` is false; the folder is synced once), then indexed in one
+   * transaction. Identical content is stored once: a document whose content is already here —
+   * or earlier in `docs`, or committed by another writer meanwhile (another process, a
+   * concurrent import) — comes back as `duplicate` with the id of the one kept. On failure
+   * nothing is indexed and the files written are removed.
    */
   async insertMany(
     docs: readonly NewDocument[],
     options: { batch?: number; sync?: boolean; signal?: AbortSignal } = {},
   ): Promise<{ id: string; duplicate: boolean }[]> {
-    const results: { id: string; duplicate: boolean }[] = [];
-    const batch = options.batch ?? 256;
-    for (let start = 0; start < docs.length; start += batch) {
-      options.signal?.throwIfAborted();
-      const fresh: { document: MemoryDocument; hash: string }[] = [];
-      const seen = new Map<string, string>();
-      for (const doc of docs.slice(start, start + batch)) {
-        const content = doc.content.trim();
-        if (content === "") throw new TypeError("Cannot store an empty document");
-        const hash = await contentHash(content);
-        const existing = this.#db.idByHash(hash) ?? seen.get(hash);
-        if (existing) {
-          results.push({ id: existing, duplicate: true });
-          continue;
-        }
-        const document = this.#newDocument(doc, content);
-        seen.set(hash, document.id);
-        fresh.push({ document, hash });
-        results.push({ id: document.id, duplicate: false });
-      }
-      const vectors = await this.#o.embedder.embed(fresh.map((f) => f.document.content), options);
-      const records = fresh.map(({ document, hash }, i) => ({
-        document,
-        hash,
-        vector: { fingerprint: this.#o.embedder.fingerprint, vector: vectors[i]! },
-      }));
-      for (const record of records) {
-        await writeDocFile(this.#o.dir, record, { sync: options.sync });
-      }
-      this.#db.transaction(() => records.forEach((record) => this.#index(record)));
-      if (options.sync === false && fresh.length > 0) await syncPath(this.#o.dir);
+    const planned = await this.#plan(docs);
+    const fresh = planned.flatMap((p) =>
+      p.document ? [{ document: p.document, hash: p.hash }] : []
+    );
+    const written: DocRecord[] = [];
+    let kept: Map<string, string>;
+    try {
+      await this.#writeFiles(fresh, written, options);
+      kept = this.#commit(written);
+    } catch (error) {
+      await Promise.all(written.map((r) => removeDocFile(this.#o.dir, r.document.id)));
+      throw error;
     }
-    return results;
+    const surplus = written.filter((r) => kept.get(r.hash) !== r.document.id);
+    await Promise.all(surplus.map((r) => removeDocFile(this.#o.dir, r.document.id)));
+    return planned.map((p) => {
+      const id = p.stored ?? kept.get(p.hash)!;
+      return { id, duplicate: id !== p.document?.id };
+    });
   }
 
-  #newDocument(doc: NewDocument, content: string): MemoryDocument {
-    const now = this.#o.clock.now();
-    return {
-      id: newId(doc.createdAt ?? now),
-      summary: doc.summary?.trim() || summarize(content),
-      content,
-      tags: doc.tags ?? [],
-      entities: doc.entities ?? [],
-      source: doc.source,
-      createdAt: doc.createdAt ?? now,
-      updatedAt: now,
-      accessCount: 0,
-      turnIds: doc.turnIds ?? [],
-    };
+  /** Embed `fresh` in batches and write their files, adding each written one to `written`. */
+  async #writeFiles(
+    fresh: readonly { document: MemoryDocument; hash: string }[],
+    written: DocRecord[],
+    options: { batch?: number; sync?: boolean; signal?: AbortSignal },
+  ): Promise<void> {
+    const { embedder, dir } = this.#o;
+    const batch = options.batch ?? 256;
+    for (let start = 0; start < fresh.length; start += batch) {
+      options.signal?.throwIfAborted();
+      const part = fresh.slice(start, start + batch);
+      const vectors = await embedder.embed(part.map((p) => p.document.content), options);
+      for (const [i, { document, hash }] of part.entries()) {
+        const record = {
+          document,
+          hash,
+          vector: { fingerprint: embedder.fingerprint, vector: vectors[i]! },
+        };
+        await writeDocFile(dir, record, { sync: options.sync });
+        written.push(record);
+      }
+    }
+    if (options.sync === false && written.length > 0) await syncPath(dir);
+    options.signal?.throwIfAborted();
+  }
+
+  /** Normalise and hash `docs`: new documents, or the id already stored under their hash. */
+  async #plan(docs: readonly NewDocument[]): Promise<PlannedDoc[]> {
+    const planned: PlannedDoc[] = [];
+    const seen = new Set<string>();
+    for (const doc of docs) {
+      const content = doc.content.trim();
+      if (content === "") throw new TypeError("Cannot store an empty document");
+      const hash = await contentHash(content);
+      const stored = this.#db.idByHash(hash);
+      if (stored !== undefined) planned.push({ hash, stored });
+      else if (seen.has(hash)) planned.push({ hash });
+      else {
+        seen.add(hash);
+        planned.push({ hash, document: newDocument(doc, content, this.#o.clock.now()) });
+      }
+    }
+    return planned;
+  }
+
+  /**
+   * Index `records` in one transaction, then in memory; returns each hash with the id kept.
+   * Another writer may have stored the same content since #plan: its id is kept and this
+   * record is surplus. A row with the record's own id was indexed from its file by another
+   * process opening the folder meanwhile, and counts as stored.
+   */
+  #commit(records: readonly DocRecord[]): Map<string, string> {
+    const kept = new Map<string, string>();
+    const terms = records.map((r) => this.#terms(r.document));
+    const indexed: number[] = [];
+    this.#db.transaction(() => {
+      for (const [i, record] of records.entries()) {
+        const holder = this.#db.idByHash(record.hash);
+        kept.set(record.hash, holder ?? record.document.id);
+        if (holder === undefined) this.#indexRow(record, terms[i]!);
+        if (holder === undefined || holder === record.document.id) indexed.push(i);
+      }
+    });
+    for (const i of indexed) this.#indexMemory(records[i]!, terms[i]!);
+    return kept;
   }
 
   async query(
@@ -261,14 +307,26 @@ export class DocStore implements DocumentStore {
   }
 
   #index(record: DocRecord): void {
+    const terms = this.#terms(record.document);
+    this.#indexRow(record, terms);
+    this.#indexMemory(record, terms);
+  }
+
+  #indexRow(record: DocRecord, terms: string[]): void {
     const d = record.document;
     const row: IndexRow = { ...d, hash: record.hash, fingerprint: record.vector?.fingerprint };
-    const terms = this.#o.analyzer.tokenize(`${d.summary}\n${d.content}`);
     this.#db.insert(row, terms.join(" "), record.vector?.vector);
-    this.#words.add(d.id, terms);
+  }
+
+  #indexMemory(record: DocRecord, terms: string[]): void {
+    this.#words.add(record.document.id, terms);
     if (record.vector?.fingerprint === this.#o.embedder.fingerprint) {
-      this.#vectors.put(d.id, record.vector.vector);
+      this.#vectors.put(record.document.id, record.vector.vector);
     }
+  }
+
+  #terms(d: MemoryDocument): string[] {
+    return this.#o.analyzer.tokenize(`${d.summary}\n${d.content}`);
   }
 
   async #read(id: string): Promise<DocRecord | undefined> {
@@ -335,50 +393,4 @@ export class DocStore implements DocumentStore {
       });
     }
   }
-}
-
-async function openIndex(options: DocStoreOptions): Promise<DocIndexDb> {
-  const path = join(options.dir, "index.db");
-  try {
-    return new DocIndexDb(path);
-  } catch (error) {
-    if (!(error instanceof DatabaseError) || error.code !== "db_corrupt") throw error;
-    const aside = `${path}.corrupt-${Date.now()}`;
-    await Deno.rename(path, aside);
-    options.logger.error("The document index is corrupt; moved it aside and rebuilding it", {
-      path,
-      movedTo: aside,
-    });
-    return new DocIndexDb(path);
-  }
-}
-
-/** Reciprocal rank fusion of the dense and keyword lists. */
-function fuse(
-  dense: { id: string; score: number }[],
-  keyword: { id: string; score: number }[],
-  k: number,
-  minDense: number,
-): { id: string; score: number; dense?: number; keyword: boolean }[] {
-  const hits = new Map<string, { id: string; score: number; dense?: number; keyword: boolean }>();
-  dense.forEach((d, rank) => {
-    hits.set(d.id, { id: d.id, score: 1 / (k + rank + 1), dense: d.score, keyword: false });
-  });
-  keyword.forEach((w, rank) => {
-    const hit = hits.get(w.id) ?? { id: w.id, score: 0, keyword: false };
-    hit.score += 1 / (k + rank + 1);
-    hit.keyword = true;
-    hits.set(w.id, hit);
-  });
-  return [...hits.values()].filter((h) => h.keyword || (h.dense ?? 0) >= minDense)
-    .sort((a, b) => b.score - a.score);
-}
-
-function summarize(content: string): string {
-  const flat = content.replace(/\s+/g, " ").trim();
-  return flat.length <= SUMMARY_CHARS ? flat : `${flat.slice(0, SUMMARY_CHARS - 1)}…`;
-}
-
-function newId(createdAt: number): string {
-  return `d${createdAt.toString(36)}_${crypto.randomUUID().slice(0, 8)}`;
 }

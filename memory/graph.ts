@@ -31,7 +31,7 @@ import {
   normalizeName,
 } from "./_graph_schema.ts";
 import { GraphSql } from "./_graph_rows.ts";
-import { commitTriples } from "./_graph_commit.ts";
+import { commitNewTriples, commitTriples } from "./_graph_commit.ts";
 import { around, entitiesByIds, keywordSeeds, overview, walk } from "./_graph_recall.ts";
 import * as edit from "./_graph_edit.ts";
 import { DocVectors } from "./_doc_vectors.ts";
@@ -102,6 +102,14 @@ export class GraphDB implements GraphStore {
       reinforced: out.reinforced,
       closed: out.closed,
     };
+  }
+
+  /** Commit the facts of an import, skipping those already stored (see commitNewTriples). */
+  async importFacts(triples: readonly Triple[]): Promise<CommitResult & { skipped: number }> {
+    const out = withTransaction(this.#g.db, () => commitNewTriples(this.#g, triples));
+    await this.#embed(out.fresh);
+    const { fresh: _, ...result } = out;
+    return result;
   }
 
   recall(query: GraphQuery): Promise<GraphRecall> {

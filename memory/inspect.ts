@@ -21,7 +21,7 @@ import type { HomePaths } from "./home.ts";
 import { createTextAnalyzer } from "./keywords.ts";
 import { openGraphTier } from "./graph_tier.ts";
 import type { GraphStats } from "./graph.ts";
-import { exportMemory, importMemory, type PortableCounts } from "./portable.ts";
+import { exportMemory, type ImportCounts, importMemory, type PortableCounts } from "./portable.ts";
 import { readHeartbeatStats } from "./heartbeat.ts";
 import type { HeartbeatStats } from "../core/mod.ts";
 import { join } from "node:path";
@@ -60,8 +60,8 @@ export interface MemoryInspector {
   recall(query: string): Promise<MemoryRecallReport>;
   /** `memory export FILE`: documents and facts as JSON lines. */
   export(path: string): Promise<PortableCounts>;
-  /** `memory import FILE`: validated whole, then written. */
-  import(path: string): Promise<PortableCounts>;
+  /** `memory import FILE`: validated whole, then written all or nothing. */
+  import(path: string): Promise<ImportCounts>;
   close(): void;
 }
 

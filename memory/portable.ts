@@ -95,12 +95,68 @@ export async function exportMemory(stores: PortableStores, path: string): Promis
   return counts;
 }
 
+/** What an import wrote, and what it found already stored and skipped. */
+export interface ImportCounts extends PortableCounts {
+  skipped: PortableCounts;
+}
+
 /**
- * Read an export into the stores: documents de-duplicated by content, facts committed in time
- * order (so a later value of a single-valued fact closes the earlier one again). The whole file
- * is validated first; a bad line is reported with its number and nothing is written.
+ * Read an export into the stores, all or nothing. The whole file is validated first (a bad
+ * line is reported with its number and nothing is written); documents are committed in one
+ * transaction, then facts in one (in time order, so a later value of a single-valued fact
+ * closes the earlier one again); if the facts fail, the documents added are taken back.
+ * What is already stored — a document with the same content, a fact with the same subject,
+ * predicate, object and start — is skipped and counted, so importing twice changes nothing.
  */
-export async function importMemory(stores: PortableStores, path: string): Promise<PortableCounts> {
+export async function importMemory(stores: PortableStores, path: string): Promise<ImportCounts> {
+  const records = await readExport(path);
+  const docs = records.filter((r) => r.type === "document");
+  const results = await stores.documents.insertMany(docs.map((d) => ({
+    content: d.content,
+    summary: d.summary,
+    tags: d.tags,
+    entities: d.entities,
+    source: d.source,
+    createdAt: d.created_at,
+    turnIds: d.turn_ids,
+  })));
+  const added = results.filter((r) => !r.duplicate);
+  const facts = records.filter((r) => r.type === "fact").sort((a, b) =>
+    a.valid_from - b.valid_from
+  );
+  let skippedFacts = 0;
+  try {
+    if (facts.length > 0) {
+      skippedFacts = (await stores.graph.importFacts(facts.map(toTriple))).skipped;
+    }
+  } catch (error) {
+    for (const r of added) await stores.documents.remove(r.id);
+    throw error;
+  }
+  return {
+    documents: added.length,
+    facts: facts.length - skippedFacts,
+    skipped: { documents: results.length - added.length, facts: skippedFacts },
+  };
+}
+
+function toTriple(f: z.infer<typeof FactLine>): Triple {
+  return {
+    subject: f.subject,
+    subjectType: f.subject_type,
+    predicate: f.predicate,
+    object: f.object,
+    objectType: f.object_type,
+    confidence: f.confidence,
+    validFrom: f.valid_from,
+    sentence: f.sentence,
+    sessionId: f.session_id,
+    turnIds: f.turn_ids,
+  };
+}
+
+/** Parse and validate a whole export file; throws naming the first bad line. */
+async function readExport(path: string): Promise<z.infer<typeof Line>[]> {
   const lines = (await Deno.readTextFile(path)).split("\n");
   const records: z.infer<typeof Line>[] = [];
   let header = false;
@@ -126,31 +182,5 @@ export async function importMemory(stores: PortableStores, path: string): Promis
     }
     records.push(parsed.data);
   }
-  const docs = records.filter((r) => r.type === "document");
-  const results = await stores.documents.insertMany(docs.map((d) => ({
-    content: d.content,
-    summary: d.summary,
-    tags: d.tags,
-    entities: d.entities,
-    source: d.source,
-    createdAt: d.created_at,
-    turnIds: d.turn_ids,
-  })));
-  const facts = records.filter((r) => r.type === "fact").sort((a, b) =>
-    a.valid_from - b.valid_from
-  );
-  const triples: Triple[] = facts.map((f) => ({
-    subject: f.subject,
-    subjectType: f.subject_type,
-    predicate: f.predicate,
-    object: f.object,
-    objectType: f.object_type,
-    confidence: f.confidence,
-    validFrom: f.valid_from,
-    sentence: f.sentence,
-    sessionId: f.session_id,
-    turnIds: f.turn_ids,
-  }));
-  if (triples.length > 0) await stores.graph.commit(triples);
-  return { documents: results.filter((r) => !r.duplicate).length, facts: triples.length };
+  return records;
 }

@@ -64,7 +64,11 @@ Deno.test("memory export and import round-trip documents and facts, validity inc
 
     const target = await openStores(join(dir, "b"), clock);
     try {
-      assert.deepEqual(await importMemory(target, file), { documents: 2, facts: 3 });
+      assert.deepEqual(await importMemory(target, file), {
+        documents: 2,
+        facts: 3,
+        skipped: { documents: 0, facts: 0 },
+      });
       const hits = await target.documents.query("咪咪", { k: 1 });
       assert.deepEqual(hits[0]?.document.turnIds, ["t1"]);
       const history = await target.graph.history("Ann");
@@ -74,9 +78,11 @@ Deno.test("memory export and import round-trip documents and facts, validity inc
       assert.equal(lives.find((r) => r.validTo === undefined)?.target, "Bergen");
       assert.deepEqual(
         await importMemory(target, file),
-        { documents: 0, facts: 3 },
-        "documents dedupe",
+        { documents: 0, facts: 0, skipped: { documents: 2, facts: 3 } },
+        "a second import changes nothing",
       );
+      const after = (await target.graph.history("Ann")).filter((r) => r.type === "lives_in");
+      assert.equal(after.length, 2, "no second copy of the closed residence");
     } finally {
       target.close();
     }
@@ -92,6 +98,39 @@ Deno.test("memory export and import round-trip documents and facts, validity inc
       assert.equal(empty.documents.size(), 0);
     } finally {
       empty.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("memory import is all or nothing: when the facts cannot be written, the documents are taken back", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-portable-" });
+  try {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const file = join(dir, "export.jsonl");
+    await Deno.writeTextFile(
+      file,
+      [
+        { type: "homeagent-memory", version: 1 },
+        {
+          type: "document",
+          summary: "",
+          content: "Ann plays the cello",
+          source: "cli",
+          created_at: 1,
+        },
+        { type: "fact", subject: "Ann", predicate: "plays", object: "cello", valid_from: 1 },
+      ].map((l) => JSON.stringify(l)).join("\n"),
+    );
+    const stores = await openStores(join(dir, "a"), clock);
+    try {
+      stores.graph.close(); // the graph cannot be written
+      await assert.rejects(importMemory(stores, file));
+      assert.equal(stores.documents.size(), 0);
+      assert.deepEqual(await stores.documents.query("cello", { k: 1 }), []);
+    } finally {
+      stores.documents.close();
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
