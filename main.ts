@@ -40,6 +40,7 @@ import {
   evalMemoryCommand,
   type HomePaths,
   homePaths,
+  importMemory,
   type MemoryAction,
   memoryCommand,
   type MemoryCommandContext,
@@ -54,15 +55,22 @@ import {
 import {
   chatCommand,
   type CliPluginControl,
+  commandName,
   ConfirmationRequired,
   confirmInstall,
   createCliPlugin,
+  DaemonIndex,
+  daemonIndexDir,
+  type DaemonTarget,
   defaultImportMap,
+  memoryImportOnline,
   placeHmap,
   PLUGIN_ACTIONS,
   type PluginAction,
   pluginCommandOnline,
   PluginRegistry,
+  processLaunchFacts,
+  PROGRAM,
   readHmap,
   readManifest,
   registerPluginDefaults,
@@ -89,7 +97,8 @@ class UsageError extends Error {}
 /** Command output: stdout, one line at a time. */
 const terminal = { print: (line: string) => console.log(line) };
 
-const USAGE = `Usage: homeagent <command> [options]
+const usageText = () =>
+  `Usage: ${cli} <command> [options]
 
 Commands:
   serve [--host H] [--port P]   run the daemon (default 127.0.0.1:7800)
@@ -105,8 +114,13 @@ Commands:
 Every command takes --home DIR (default $HOMEAGENT_HOME or ~/.homeagent).`;
 
 const env = Deno.env.toObject();
+/** How the owner runs this command line, for every hint that names a command (set by main). */
+let cli = PROGRAM;
 
 async function main(args: string[]): Promise<number> {
+  // `deno task` runs main.ts in the checkout; paths the user typed are relative to their folder.
+  if (env.INIT_CWD && env.npm_config_user_agent?.startsWith("deno/")) Deno.chdir(env.INIT_CWD);
+  cli = commandName(processLaunchFacts());
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -130,7 +144,7 @@ async function main(args: string[]): Promise<number> {
   }
   const [command, ...rest] = positionals;
   if (values.help || command === undefined || command === "help") {
-    console.log(USAGE);
+    console.log(usageText());
     return command === undefined && !values.help ? 2 : 0;
   }
   const home = resolveHome(values.home, env);
@@ -138,11 +152,11 @@ async function main(args: string[]): Promise<number> {
     case "serve":
       return await serve(home, values.host, values.port);
     case "chat":
-      return await chatCommand(homePaths(home).socket, rest.join(" "));
+      return await chatCommand(daemonTarget(home), rest.join(" "));
     case "stop":
-      return await stopCommand(homePaths(home).socket, terminal);
+      return await stopCommand(daemonTarget(home), terminal);
     case "status":
-      return await statusCommand(homePaths(home).socket, terminal);
+      return await statusCommand(daemonTarget(home), terminal);
     case "config":
       return await config(home, rest, values.reveal ?? false);
     case "plugin":
@@ -152,13 +166,29 @@ async function main(args: string[]): Promise<number> {
     case "eval":
       return await evaluate(home, rest, values);
     default:
-      throw new UsageError(`Unknown command "${command}"\n\n${USAGE}`);
+      throw new UsageError(`Unknown command "${command}"\n\n${usageText()}`);
   }
+}
+
+/** The daemon of `home`, as the socket commands reach it. */
+function daemonTarget(home: string): DaemonTarget {
+  return { home, socket: homePaths(home).socket, command: cli, index: daemonIndex() };
+}
+
+/** This user's index of running daemons (which home each serves). */
+function daemonIndex(): DaemonIndex {
+  let uid: number | null = null;
+  try {
+    uid = Deno.uid();
+  } catch {
+    // no --allow-sys: no index
+  }
+  return new DaemonIndex(daemonIndexDir(env, uid));
 }
 
 function openConfig(paths: HomePaths, logger: Logger) {
   const store = new SqliteConfigStore({ path: paths.configDb });
-  const registry = new ConfigRegistry({ store, clock: systemClock, logger, env });
+  const registry = new ConfigRegistry({ store, clock: systemClock, logger, env, command: cli });
   registerCoreDefaults(registry);
   registerMemoryDefaults(registry);
   registerPluginDefaults(registry);
@@ -204,6 +234,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     }),
     retryDelayMs: registry.get<number>("core.llm.retry_delay_ms"),
     usage,
+    command: cli,
   });
   // The memory tiers read each tool's memory policy from the agent built just after them.
   const late: { tools?: () => RegisteredTool[] } = {};
@@ -280,11 +311,17 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     memory: memory.stats(),
   });
 
-  plugins.registerFactory(
-    "cli",
-    () =>
-      createCliPlugin({ socketPath: paths.socket, statusReport, plugins: pluginControl(plugins) }),
-  );
+  plugins.registerFactory("cli", () =>
+    createCliPlugin({
+      socketPath: paths.socket,
+      statusReport,
+      plugins: pluginControl(plugins),
+      memory: {
+        import: (path) =>
+          importMemory({ documents: memory.documents, graph: memory.graph.graph }, path),
+      },
+      index: { home: paths.root, directory: daemonIndex() },
+    }));
   await plugins.load();
   // The web app (web/): its SSE hub is closed before the server so open streams end.
   const hub = new EventHub({ clock: systemClock });
@@ -446,17 +483,17 @@ async function config(home: string, args: string[], reveal: boolean): Promise<nu
   try {
     switch (action) {
       case "get":
-        if (!key) throw new UsageError("Usage: homeagent config get KEY");
+        if (!key) throw new UsageError(`Usage: ${cli} config get KEY`);
         console.log(JSON.stringify(registry.get(key)));
         return 0;
       case "set":
         if (!key || valueParts.length === 0) {
-          throw new UsageError("Usage: homeagent config set KEY VALUE");
+          throw new UsageError(`Usage: ${cli} config set KEY VALUE`);
         }
         registry.setFromText(key, valueParts.join(" "));
         return 0;
       case "unset":
-        if (!key) throw new UsageError("Usage: homeagent config unset KEY");
+        if (!key) throw new UsageError(`Usage: ${cli} config unset KEY`);
         registry.unset(key);
         return 0;
       case "list":
@@ -466,7 +503,7 @@ async function config(home: string, args: string[], reveal: boolean): Promise<nu
         }
         return 0;
       default:
-        throw new UsageError("Usage: homeagent config get|set|unset|list ...");
+        throw new UsageError(`Usage: ${cli} config get|set|unset|list ...`);
     }
   } finally {
     store.close();
@@ -481,7 +518,7 @@ async function evaluate(
 ): Promise<number> {
   if (args[0] !== "memory" || !flags.corpus || !flags.questions) {
     throw new UsageError(
-      "Usage: homeagent eval memory --corpus F --questions F [--k 5,10] [--run-out F]",
+      `Usage: ${cli} eval memory --corpus F --questions F [--k 5,10] [--run-out F]`,
     );
   }
   const ks = (flags.k ?? "5,10").split(",").map((k) => Number(k.trim()));
@@ -503,11 +540,15 @@ async function evaluate(
 async function memory(home: string, args: string[]): Promise<number> {
   const [action, ...rest] = args;
   const argument = rest.join(" ").trim();
-  const usage = "Usage: homeagent memory stats | recall QUERY | export FILE | import FILE";
+  const help = `Usage: ${cli} memory stats | recall QUERY | export FILE | import FILE`;
   const actions: MemoryAction[] = ["stats", "recall", "export", "import"];
-  if (!actions.includes(action as MemoryAction)) throw new UsageError(usage);
-  if (action !== "stats" && argument === "") throw new UsageError(usage);
-  const report = await withHomeStores(
+  if (!actions.includes(action as MemoryAction)) throw new UsageError(help);
+  if (action !== "stats" && argument === "") throw new UsageError(help);
+  // Into a running daemon's own stores when there is one: searchable at once, no second writer.
+  const online = action === "import"
+    ? await memoryImportOnline(daemonTarget(home), await Deno.realPath(argument))
+    : undefined;
+  const report = online ? online.value : await withHomeStores(
     home,
     (context) => memoryCommand(context, action as MemoryAction, argument),
   );
@@ -538,18 +579,17 @@ async function plugin(home: string, args: string[], yes: boolean): Promise<numbe
   const [action, arg] = args;
   if (!PLUGIN_ACTIONS.includes(action as PluginAction) || (action !== "list" && !arg)) {
     throw new UsageError(
-      "Usage: homeagent plugin list | install FILE.hmap [--yes] | uninstall|reload|enable|disable NAME",
+      `Usage: ${cli} plugin list | install FILE.hmap [--yes] | uninstall|reload|enable|disable NAME`,
     );
   }
   if (action !== "list" && action !== "install") checkPluginName(arg);
-  const paths = homePaths(home);
   const path = action === "install" ? await Deno.realPath(arg!) : undefined;
   if (path && !await confirmPackage(path, yes)) {
     console.error("Not installed.");
     return 1;
   }
   const online = await pluginCommandOnline(
-    paths.socket,
+    daemonTarget(home),
     { action: action as PluginAction, name: arg, path },
     terminal,
   );

@@ -57,15 +57,18 @@ export class AllProvidersFailedError extends HomeAgentError {
   }
 }
 
-/** No LLM source is configured at all. */
+/**
+ * No LLM source is configured at all. `command` is how the owner runs the command line
+ * (`homeagent`, `deno task homeagent`, …), so the advice names a command they have.
+ */
 export class NoProviderError extends HomeAgentError {
-  constructor() {
+  constructor(command = "homeagent") {
     super(
       "no_provider",
       "No LLM source is configured. Set HOMEAGENT_LLM_BASE_URL and HOMEAGENT_LLM_MODEL " +
-        "(and HOMEAGENT_LLM_API_KEY if needed) before `serve`, or run " +
-        "`homeagent config set core.llm.sources.main.base_url URL` and " +
-        "`homeagent config set core.llm.sources.main.model MODEL`.",
+        `(and HOMEAGENT_LLM_API_KEY if needed) before \`${command} serve\`, or run ` +
+        `\`${command} config set core.llm.sources.main.base_url URL\` and ` +
+        `\`${command} config set core.llm.sources.main.model MODEL\`.`,
     );
   }
 }

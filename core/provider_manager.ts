@@ -61,6 +61,8 @@ export interface ProviderManagerOptions {
   prune?: RequestPruner;
   /** Token estimate for the overflow guard and for calls without reported usage. */
   countTokens?: TokenCounter;
+  /** How the owner runs the command line, named in the no-source advice (default `homeagent`). */
+  command?: string;
 }
 
 /** Observes one call. Exceptions thrown by a listener are logged and otherwise ignored. */
@@ -190,7 +192,7 @@ export class ProviderManager {
    */
   async call(request: RequestPlan, options: ProviderCallOptions = {}): Promise<ProviderCallResult> {
     const sources = this.#options.sources();
-    if (sources.length === 0) throw new NoProviderError();
+    if (sources.length === 0) throw new NoProviderError(this.#options.command);
     const started = this.#options.clock.monotonic();
     const failures: ProviderError[] = [];
     const refusals: ContextLengthDetail[] = [];

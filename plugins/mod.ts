@@ -1,10 +1,19 @@
 /** Plugins' public entry: the built-in plugins and their client sides. */
 export {
+  type CliMemoryControl,
   type CliPluginControl,
   type CliPluginOptions,
   createCliPlugin,
 } from "./builtin/cli/server.ts";
-export { chatOnce, type ChatPrinter, CliClient } from "./builtin/cli/client.ts";
+export { chatOnce, type ChatPrinter, CliClient, type DaemonTarget } from "./builtin/cli/client.ts";
+export {
+  commandName,
+  type LaunchFacts,
+  processLaunchFacts,
+  PROGRAM,
+  shellQuote,
+} from "./builtin/cli/command_name.ts";
+export { type DaemonEntry, DaemonIndex, daemonIndexDir } from "./builtin/cli/daemon_index.ts";
 export { processIo, type ReplIo, runRepl } from "./builtin/cli/repl.ts";
 export {
   type ClientFrame,
@@ -18,6 +27,7 @@ export {
   ConfirmationRequired,
   confirmInstall,
   type ConfirmIo,
+  memoryImportOnline,
   pluginCommandOnline,
   statusCommand,
   stopCommand,

@@ -80,8 +80,9 @@ export function patternPrefix(pattern: KeyPattern): string {
 export function unknownKey(
   key: string,
   exact: Iterable<string>,
-  patterns: readonly KeyPattern[],
+  options: { patterns: readonly KeyPattern[]; command: string },
 ): ConfigError {
+  const { patterns, command } = options;
   const known = [
     ...exact,
     ...patterns.map((pattern) => {
@@ -92,7 +93,7 @@ export function unknownKey(
   const near = closestKey(key, known);
   const hint = near
     ? `did you mean "${near}"?`
-    : `run "homeagent config list" to see the known keys`;
+    : `run "${command} config list" to see the known keys`;
   return new ConfigError(key, `Unknown config key "${key}": ${hint}`);
 }
 

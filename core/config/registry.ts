@@ -60,6 +60,7 @@ export class ConfigRegistry {
   #store: ConfigStore;
   #clock: Clock;
   #logger: Logger;
+  #command: string;
   #exact = new Map<string, Definition>();
   #patterns: Definition[] = [];
   // Key → its definition and table: every turn reads settings, so a lookup must not re-split
@@ -73,6 +74,7 @@ export class ConfigRegistry {
     this.#store = options.store;
     this.#clock = options.clock;
     this.#logger = options.logger;
+    this.#command = options.command ?? "homeagent";
     this.#overlay = readEnvOverlay(options.env ?? {}, options.logger);
   }
 
@@ -196,7 +198,10 @@ export class ConfigRegistry {
     const definition = this.#exact.get(key) ??
       this.#patterns.find((d) => matchPattern(d.pattern!, key) !== undefined);
     if (!definition) {
-      throw unknownKey(key, this.#exact.keys(), this.#patterns.map((d) => d.pattern!));
+      throw unknownKey(key, this.#exact.keys(), {
+        patterns: this.#patterns.map((d) => d.pattern!),
+        command: this.#command,
+      });
     }
     const found = { definition, table };
     this.#lookups.set(key, found);

@@ -50,6 +50,8 @@ export interface ConfigRegistryOptions {
   logger: Logger;
   /** Environment read once, for the HOMEAGENT_LLM_* shortcut; never written to the store. */
   env?: Record<string, string | undefined>;
+  /** How the owner runs the command line, named in hints (default `homeagent`). */
+  command?: string;
 }
 
 /** What list() shows instead of a secret. */

@@ -82,12 +82,41 @@ Deno.test("CLI commands fail clearly with no daemon and on bad usage", async () 
   await using home = await tempHome();
   const chat = await runMain(["chat", "--home", `${home}`, "hi"]);
   assert.equal(chat.code, 1);
-  assert.match(chat.stderr, /^error: No HomeAgent daemon is running .*homeagent serve/);
+  assert.match(
+    chat.stderr,
+    /^error: No HomeAgent daemon is running for home ".*" \(no socket at ".*"\); start one with `.*homeagent serve`/,
+  );
   const bad = await runMain(["frobnicate"]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^error: Unknown command "frobnicate"/);
   const badFlag = await runMain(["status", "--nope"]);
   assert.equal(badFlag.code, 2);
+});
+
+Deno.test("A command for another home says which home the running daemon serves; HOMEAGENT_HOME carries it", async () => {
+  await using served = await tempHome();
+  await using other = await tempHome();
+  await using runtime = await tempHome();
+  const env = { HOMEAGENT_RUNTIME_DIR: `${runtime}` };
+  const daemon = await startServe(`${served}`, env);
+  try {
+    const wrong = await runMain(["status", "--home", `${other}`], { env });
+    assert.equal(wrong.code, 1);
+    assert.equal(
+      wrong.stderr,
+      `error: No HomeAgent daemon is running for home "${other}", but one is running for ` +
+        `"${served}" (pid ${daemon.child.pid}): was it started with --home ${served}? ` +
+        `Pass --home ${served} here, or export HOMEAGENT_HOME=${served} in this terminal\n`,
+    );
+    const right = await runMain(["status"], { env: { ...env, HOMEAGENT_HOME: `${served}` } });
+    assert.equal(right.code, 0, right.stderr);
+    assert.equal(JSON.parse(right.stdout).home, `${served}`);
+  } finally {
+    assert.equal((await daemon.stop()).code, 0);
+  }
+  assert.deepEqual([...Deno.readDirSync(`${runtime}`)], [], "the daemon's entry left with it");
+  const gone = await runMain(["status", "--home", `${other}`], { env });
+  assert.match(gone.stderr, /start one with `.*homeagent serve`/);
 });
 
 Deno.test("CLI config set refuses a bad value and changes take effect in the running daemon", async () => {

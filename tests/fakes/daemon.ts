@@ -10,14 +10,21 @@ export interface CommandResult {
   stderr: string;
 }
 
+/**
+ * What every spawned main.ts sees unless a test says otherwise: no colour, no index of running
+ * daemons (tests in parallel would see each other's), no `deno task` caller folder.
+ */
+export const QUIET_ENV = { NO_COLOR: "1", HOMEAGENT_RUNTIME_DIR: "", INIT_CWD: "" };
+
 /** Run `main.ts ARGS` to completion. */
 export async function runMain(
   args: string[],
-  options: { env?: Record<string, string>; stdin?: string } = {},
+  options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {},
 ): Promise<CommandResult> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", "--quiet", MAIN, ...args],
-    env: { NO_COLOR: "1", ...options.env },
+    cwd: options.cwd,
+    env: { ...QUIET_ENV, ...options.env },
     stdin: options.stdin !== undefined ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
@@ -54,7 +61,7 @@ export async function startServe(
   const shell = options.umask === undefined ? undefined : `umask ${options.umask}; exec "$0" "$@"`;
   const child = new Deno.Command(shell ? "/bin/sh" : Deno.execPath(), {
     args: shell ? ["-c", shell, Deno.execPath(), ...args] : args,
-    env: { NO_COLOR: "1", HOMEAGENT_LOG_LEVEL: "info", ...env },
+    env: { ...QUIET_ENV, HOMEAGENT_LOG_LEVEL: "info", ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

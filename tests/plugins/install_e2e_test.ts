@@ -133,7 +133,11 @@ Deno.test("main.ts plugin uninstall ../.. through a running daemon is refused an
   await using daemon = await startServe(t.home);
   await assertRefused(t.home, t.top);
   // The daemon's socket refuses the names itself, for clients other than ours.
-  const client = await CliClient.connect(daemon.socket);
+  const client = await CliClient.connect({
+    home: t.home,
+    socket: daemon.socket,
+    command: "homeagent",
+  });
   try {
     for (const name of [...PATH_NAMES, "x\0y", ""]) {
       await client.send({ type: "plugin", action: "uninstall", name });

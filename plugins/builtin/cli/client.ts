@@ -1,8 +1,23 @@
 /** The client side of the CLI socket: what `homeagent chat`, `stop` and `status` use. */
+import { HomeAgentError } from "../../../core/mod.ts";
+import { dirname } from "node:path";
+import { PROGRAM, shellQuote } from "./command_name.ts";
+import type { DaemonIndex } from "./daemon_index.ts";
 import { readLines, type ServerFrame } from "./protocol.ts";
 import type { ClientFrame } from "./protocol.ts";
 
 const encoder = new TextEncoder();
+
+/** Which daemon a command talks to, and what to tell the person when none answers. */
+export interface DaemonTarget {
+  home: string;
+  /** `<home>/run/homed.sock`. */
+  socket: string;
+  /** The command prefix advice names (`homeagent`, `deno task homeagent`, …). */
+  command: string;
+  /** The user's running daemons, asked when `home` has none. */
+  index?: DaemonIndex;
+}
 
 /** A connection to a running daemon. */
 export class CliClient {
@@ -14,16 +29,20 @@ export class CliClient {
     this.#frames = readLines(conn.readable);
   }
 
-  /** Connect to the daemon's socket; a missing or dead socket becomes a clear error. */
-  static async connect(socketPath: string): Promise<CliClient> {
+  /**
+   * Connect to the daemon of a home (or at a socket path). None there rejects with HomeAgentError
+   * `no_daemon`, whose message says how to start one, or which home a running daemon serves.
+   */
+  static async connect(to: DaemonTarget | string): Promise<CliClient> {
+    // A bare socket path (tests, tools): its home is two folders up (`<home>/run/homed.sock`).
+    const target = typeof to === "string"
+      ? { home: dirname(dirname(to)), socket: to, command: PROGRAM }
+      : to;
     try {
-      return new CliClient(await Deno.connect({ transport: "unix", path: socketPath }));
+      return new CliClient(await Deno.connect({ transport: "unix", path: target.socket }));
     } catch (error) {
       if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.ConnectionRefused) {
-        throw new Error(
-          `No HomeAgent daemon is running (no socket at "${socketPath}"); start one with \`homeagent serve\``,
-          { cause: error },
-        );
+        throw await noDaemon(target, error);
       }
       throw error;
     }
@@ -106,4 +125,25 @@ export async function chatOnce(
     out.error(`${reply.text}\n`);
   }
   return reply;
+}
+
+async function noDaemon(target: DaemonTarget, cause: unknown): Promise<HomeAgentError> {
+  const others = (await target.index?.running() ?? []).filter((d) => d.home !== target.home);
+  const here = `No HomeAgent daemon is running for home "${target.home}"`;
+  if (others.length === 0) {
+    return new HomeAgentError(
+      "no_daemon",
+      `${here} (no socket at "${target.socket}"); start one with \`${target.command} serve\`, ` +
+        "or, if one runs with another --home or HOMEAGENT_HOME, pass that same home here",
+      { cause },
+    );
+  }
+  const homes = others.map((d) => `"${d.home}" (pid ${d.pid})`).join(", ");
+  const home = shellQuote(others[0]!.home);
+  return new HomeAgentError(
+    "no_daemon",
+    `${here}, but one is running for ${homes}: was it started with --home ${home}? ` +
+      `Pass --home ${home} here, or export HOMEAGENT_HOME=${home} in this terminal`,
+    { cause },
+  );
 }

@@ -4,8 +4,9 @@
  * only place that writes to the terminal.
  */
 import type { PermissionReview } from "../../host/review.ts";
-import { chatOnce, CliClient } from "./client.ts";
-import type { PluginAction } from "./protocol.ts";
+import { chatOnce, CliClient, type DaemonTarget } from "./client.ts";
+import { HomeAgentError } from "../../../core/mod.ts";
+import type { ClientFrame, PluginAction } from "./protocol.ts";
 import { processIo, runRepl } from "./repl.ts";
 
 /** Where a command's lines go. */
@@ -13,8 +14,11 @@ export interface CommandOutput {
   print(line: string): void;
 }
 
-async function withClient<T>(socket: string, fn: (client: CliClient) => Promise<T>): Promise<T> {
-  const client = await CliClient.connect(socket);
+async function withClient<T>(
+  target: DaemonTarget,
+  fn: (client: CliClient) => Promise<T>,
+): Promise<T> {
+  const client = await CliClient.connect(target);
   try {
     return await fn(client);
   } finally {
@@ -23,8 +27,8 @@ async function withClient<T>(socket: string, fn: (client: CliClient) => Promise<
 }
 
 /** `chat [TEXT]`: one message streamed back, or the REPL without text. Returns the exit code. */
-export function chatCommand(socket: string, text: string): Promise<number> {
-  return withClient(socket, async (client) => {
+export function chatCommand(target: DaemonTarget, text: string): Promise<number> {
+  return withClient(target, async (client) => {
     if (text.trim() === "") return await runRepl(client, processIo());
     const reply = await chatOnce(client, text, processIo());
     return reply.status === "error" || reply.status === "refused" ? 1 : 0;
@@ -32,8 +36,8 @@ export function chatCommand(socket: string, text: string): Promise<number> {
 }
 
 /** `stop`: stop the current turn and what waits; prints what happened. */
-export function stopCommand(socket: string, out: CommandOutput): Promise<number> {
-  return withClient(socket, async (client) => {
+export function stopCommand(target: DaemonTarget, out: CommandOutput): Promise<number> {
+  return withClient(target, async (client) => {
     await client.send({ type: "stop" });
     const frame = await client.expect("stopped");
     const waiting = frame.queued + frame.suspended;
@@ -44,8 +48,8 @@ export function stopCommand(socket: string, out: CommandOutput): Promise<number>
 }
 
 /** `status`: the daemon's status report as indented JSON. */
-export function statusCommand(socket: string, out: CommandOutput): Promise<number> {
-  return withClient(socket, async (client) => {
+export function statusCommand(target: DaemonTarget, out: CommandOutput): Promise<number> {
+  return withClient(target, async (client) => {
     await client.send({ type: "status" });
     const frame = await client.expect("status");
     out.print(JSON.stringify(frame.status, null, 2));
@@ -58,21 +62,44 @@ export function statusCommand(socket: string, out: CommandOutput): Promise<numbe
  * daemon answers, so the caller can fall back to the home's files.
  */
 export async function pluginCommandOnline(
-  socket: string,
+  target: DaemonTarget,
   request: { action: PluginAction; name?: string; path?: string },
   out: CommandOutput,
 ): Promise<number | undefined> {
+  const result = await askOnline(target, { type: "plugin", ...request }, "plugin");
+  if (result === undefined) return undefined;
+  out.print(JSON.stringify(result.value, null, 2));
+  return 0;
+}
+
+/**
+ * `memory import FILE` through a running daemon, into its own stores, so what it adds is
+ * searchable at once. Resolves the counts, or undefined when no daemon answers (the caller
+ * then imports into the home's files).
+ */
+export async function memoryImportOnline(
+  target: DaemonTarget,
+  path: string,
+): Promise<{ value: unknown } | undefined> {
+  return await askOnline(target, { type: "memory", action: "import", path }, "memory");
+}
+
+/** Send one request frame and wait for its answer; undefined when no daemon runs. */
+async function askOnline(
+  target: DaemonTarget,
+  frame: ClientFrame,
+  answer: "plugin" | "memory",
+): Promise<{ value: unknown } | undefined> {
   let client: CliClient;
   try {
-    client = await CliClient.connect(socket);
-  } catch {
-    return undefined;
+    client = await CliClient.connect(target);
+  } catch (error) {
+    if (error instanceof HomeAgentError && error.code === "no_daemon") return undefined;
+    throw error;
   }
   try {
-    await client.send({ type: "plugin", ...request });
-    const frame = await client.expect("plugin");
-    out.print(JSON.stringify(frame.result, null, 2));
-    return 0;
+    await client.send(frame);
+    return { value: (await client.expect(answer)).result };
   } finally {
     client.close();
   }

@@ -29,6 +29,8 @@ export const ClientFrame = z.discriminatedUnion("type", [
     name: z.string().max(64).optional(),
     path: z.string().max(4096).optional(),
   }),
+  /** `memory import`: the daemon reads `path` (absolute) into its own stores. */
+  z.object({ type: z.literal("memory"), action: z.literal("import"), path: z.string().max(4096) }),
 ]);
 
 /** A frame the client sends, parsed. */
@@ -45,6 +47,8 @@ export type ServerFrame =
   | { type: "status"; status: unknown }
   /** Answer to a `plugin` frame: the plugin list, or the one plugin acted on. */
   | { type: "plugin"; action: string; result: unknown }
+  /** Answer to a `memory` frame: what the import wrote and skipped. */
+  | { type: "memory"; action: string; result: unknown }
   | { type: "message"; text: string }
   | { type: "error"; message: string };
 

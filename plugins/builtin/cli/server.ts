@@ -1,6 +1,7 @@
 /** The CLI channel: a built-in plugin serving the chat protocol on the home's Unix socket. */
 import { Cap, type Plugin, type PluginSDK } from "../../../core/mod.ts";
 import { errorMessage } from "../../../core/mod.ts";
+import type { DaemonIndex } from "./daemon_index.ts";
 import { ClientFrame, readLines, type ServerFrame } from "./protocol.ts";
 
 /** Options of the CLI plugin. */
@@ -10,6 +11,16 @@ export interface CliPluginOptions {
   statusReport: () => unknown;
   /** Plugin management for `homeagent plugin …`; absent: plugin frames are refused. */
   plugins?: CliPluginControl;
+  /** `memory import` into the daemon's own stores; absent: memory frames are refused. */
+  memory?: CliMemoryControl;
+  /** Where this daemon is announced while it runs, so commands for another home can point here. */
+  index?: { home: string; directory: DaemonIndex };
+}
+
+/** What the CLI socket's memory frames call. Methods reject with a clear message. */
+export interface CliMemoryControl {
+  /** Import the export file at `path` (absolute); resolves with the counts. */
+  import(path: string): Promise<unknown>;
 }
 
 /** What the CLI socket's plugin frames call (the plugin Registry). Methods reject with a clear message. */
@@ -64,6 +75,7 @@ export function createCliPlugin(options: CliPluginOptions): Plugin {
   const connections = new Set<Connection>();
   const handlers = new Set<Promise<void>>();
   let accepting: Promise<void> | undefined;
+  let unannounce: (() => Promise<void>) | undefined;
 
   const serve = async (conn: Deno.Conn, sdk: PluginSDK) => {
     const client = new Connection(conn);
@@ -89,7 +101,7 @@ export function createCliPlugin(options: CliPluginOptions): Plugin {
 
   return {
     name: "cli",
-    start(sdk) {
+    async start(sdk) {
       listener = Deno.listen({ transport: "unix", path: options.socketPath });
       sdk.registerOutputChannel(
         "cli",
@@ -114,8 +126,13 @@ export function createCliPlugin(options: CliPluginOptions): Plugin {
         }
       })();
       sdk.logger.info("CLI socket listening", { path: options.socketPath });
+      if (options.index) {
+        const { home, directory } = options.index;
+        unannounce = await directory.add({ home, pid: Deno.pid, socket: options.socketPath });
+      }
     },
     async stop() {
+      await unannounce?.();
       listener?.close();
       await accepting;
       for (const c of connections) await c.close();
@@ -144,6 +161,9 @@ function handleFrame(
       return;
     case "plugin":
       void pluginFrame(frame, client, options.plugins);
+      return;
+    case "memory":
+      void memoryFrame(frame, client, options.memory);
       return;
     case "chat": {
       let inputId = "";
@@ -197,6 +217,19 @@ async function pluginFrame(
       result = await control[action](frame.name);
     }
     client.send({ type: "plugin", action, result: result ?? null });
+  } catch (error) {
+    client.send({ type: "error", message: errorMessage(error) });
+  }
+}
+
+async function memoryFrame(
+  frame: Extract<ClientFrame, { type: "memory" }>,
+  client: Connection,
+  control: CliMemoryControl | undefined,
+): Promise<void> {
+  try {
+    if (!control) throw new Error("This daemon does not import memory");
+    client.send({ type: "memory", action: frame.action, result: await control.import(frame.path) });
   } catch (error) {
     client.send({ type: "error", message: errorMessage(error) });
   }

@@ -1,0 +1,77 @@
+/**
+ * The command a person types to run HomeAgent, for every message that tells them what to run
+ * ("start one with `homeagent serve`"). Someone who followed the README may have a compiled
+ * binary, an installed `homeagent` shim (`deno task install`), or only the checkout; a hint
+ * that names a command they do not have is worse than none.
+ */
+import { basename, delimiter, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** What decides the command: how this process was started and what the shell would find. */
+export interface LaunchFacts {
+  /** `Deno.execPath()`: the deno binary, or the compiled program itself. */
+  execPath: string;
+  /** The folder of main.ts (the checkout, with its deno.json). */
+  repo: string;
+  cwd: string;
+  /** The PATH the user's shell searches. */
+  path: string;
+  /** Whether `file` exists and is executable. */
+  isExecutable(file: string): boolean;
+}
+
+/** The installed command's name (`deno task install`, a compiled binary). */
+export const PROGRAM = "homeagent";
+
+/**
+ * The command prefix to show, in order: a compiled binary (its name when the shell finds one
+ * of that name, else its path); an installed `homeagent` on PATH; `deno task homeagent` in
+ * the checkout (deno finds the task from any folder inside it); else
+ * `deno run -A <repo>/main.ts`, which works from any folder.
+ */
+export function commandName(facts: LaunchFacts): string {
+  const self = basename(facts.execPath);
+  if (!/^deno(\.exe)?$/i.test(self)) {
+    return which(self, facts) !== undefined ? self : shellQuote(facts.execPath);
+  }
+  if (which(PROGRAM, facts) !== undefined) return PROGRAM;
+  if (within(facts.repo, facts.cwd)) return `deno task ${PROGRAM}`;
+  return `deno run -A ${shellQuote(join(facts.repo, "main.ts"))}`;
+}
+
+/** The facts of this process. */
+export function processLaunchFacts(): LaunchFacts {
+  return {
+    execPath: Deno.execPath(),
+    repo: dirname(fileURLToPath(new URL("../../../main.ts", import.meta.url))),
+    cwd: Deno.cwd(),
+    path: Deno.env.get("PATH") ?? "",
+    isExecutable(file) {
+      try {
+        const info = Deno.statSync(file);
+        return info.isFile && (info.mode === null || (info.mode & 0o111) !== 0);
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+function within(root: string, dir: string): boolean {
+  const path = relative(root, dir);
+  return !(path === ".." || path.startsWith(`..${sep}`) || isAbsolute(path));
+}
+
+function which(name: string, facts: LaunchFacts): string | undefined {
+  for (const dir of facts.path.split(delimiter)) {
+    if (dir === "") continue;
+    const file = join(dir, name);
+    if (facts.isExecutable(file)) return file;
+  }
+  return undefined;
+}
+
+/** `text` as one shell word (quoted when it holds anything the shell would read). */
+export function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
