@@ -31,7 +31,12 @@ export const ErrorCode = {
   versionMismatch: -32006,
   /** The call was cancelled (turn stopped, plugin stopping). */
   cancelled: -32007,
+  /** Too many requests in flight on this connection; refused at once. */
+  busy: -32008,
 } as const;
+
+/** Requests one side may have awaiting an answer, or be serving, unless configured otherwise. */
+export const MAX_IN_FLIGHT = 1024;
 
 /** A JSON-RPC error object. */
 export interface RpcErrorObject {

@@ -2,11 +2,17 @@
  * One side of a newline-delimited JSON-RPC 2.0 connection, shared by the plugin host and the
  * plugin SDK. IO is injected: the owner feeds received bytes to `receive()` and gives a
  * `write` function; frames produced in one tick go out in one write.
+ *
+ * Only a request with an id is ever answered. A notification, a response, an `id: null` error
+ * and a line that is not JSON are never answered (they are reported to `onProtocolError`), so
+ * two peers cannot fall into answering each other's complaints forever. Requests in flight are
+ * bounded both ways: past the bound a call is refused at once with `busy`.
  */
 import {
   ErrorCode,
   LineSplitter,
   MAX_FRAME_BYTES,
+  MAX_IN_FLIGHT,
   RpcError,
   type RpcErrorObject,
   type RpcFrame,
@@ -23,13 +29,19 @@ export type SetTimer = (ms: number, fn: () => void) => () => void;
 
 /** Options of a JsonRpcPeer. */
 export interface JsonRpcPeerOptions {
-  /** Write bytes to the other side; must not throw (catch a broken pipe inside). */
-  write(bytes: Uint8Array): void;
+  /** Write `frames` frames (as bytes) to the other side; must not throw (catch a broken pipe inside). */
+  write(bytes: Uint8Array, frames: number): void;
   onRequest: RequestHandler;
   onNotification?: NotificationHandler;
   /** A malformed, oversized or unexpected frame: logged by the owner. */
   onProtocolError?: (message: string, detail?: Record<string, unknown>) => void;
   maxFrameBytes?: number;
+  /** Requests sent and not yet answered; more are refused with `busy`. Default MAX_IN_FLIGHT. */
+  maxPending?: number;
+  /** Requests received and still being served; more are answered `busy`. Default MAX_IN_FLIGHT. */
+  maxInflight?: number;
+  /** The other side, for error messages (`Plugin "x"`, `The kernel`). */
+  remote?: string;
   /** Timer source for request timeouts (the host passes its Clock). */
   setTimer?: SetTimer;
   /** Monotonic milliseconds, on the same clock as setTimer; default performance.now. */
@@ -52,6 +64,8 @@ interface Pending {
 }
 
 const encoder = new TextEncoder();
+/** Frames of one tick go out in one write up to about this many characters. */
+const BATCH_CHARS = 64 * 1024;
 const defaultTimer: SetTimer = (ms, fn) => {
   const id = setTimeout(fn, ms);
   return () => clearTimeout(id);
@@ -64,9 +78,13 @@ export class JsonRpcPeer {
   #pending = new Map<number | string, Pending>();
   #nextId = 1;
   #out: string[] = [];
+  #outLength = 0;
   #flushScheduled = false;
   #closed: Error | undefined;
   #maxFrameBytes: number;
+  #maxPending: number;
+  #maxInflight: number;
+  #inflight = 0;
   /** One sweep timer for every deadline: a timer per request costs more than the round trip. */
   #sweep?: { at: number; cancel: () => void };
 
@@ -74,6 +92,8 @@ export class JsonRpcPeer {
     this.#options = options;
     this.#maxFrameBytes = options.maxFrameBytes ?? MAX_FRAME_BYTES;
     this.#splitter = new LineSplitter(this.#maxFrameBytes);
+    this.#maxPending = options.maxPending ?? MAX_IN_FLIGHT;
+    this.#maxInflight = options.maxInflight ?? MAX_IN_FLIGHT;
   }
 
   /** Requests still waiting for their response. */
@@ -86,6 +106,15 @@ export class JsonRpcPeer {
     if (this.#closed) return Promise.reject(this.#closed);
     if (options.signal?.aborted) {
       return Promise.reject(new RpcError(ErrorCode.cancelled, `Call "${method}" was cancelled`));
+    }
+    if (this.#pending.size >= this.#maxPending) {
+      const who = this.#options.remote ?? "The peer";
+      return Promise.reject(
+        new RpcError(
+          ErrorCode.busy,
+          `${who} has ${this.#pending.size} calls in flight; "${method}" refused`,
+        ),
+      );
     }
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
@@ -127,18 +156,17 @@ export class JsonRpcPeer {
     if (!this.#closed) this.#send({ jsonrpc: "2.0", method, params });
   }
 
-  /** Feed bytes read from the other side. */
+  /** Feed bytes read from the other side; ignored after close. */
   receive(chunk: Uint8Array): void {
-    this.#splitter.push(chunk, (line) => this.#line(line), (bytes) => {
+    this.#splitter.push(chunk, (line) => {
+      if (!this.#closed) this.#line(line);
+    }, (bytes) => {
+      // Its id is unreadable, so there is nobody to answer: the caller's request times out.
+      if (this.#closed) return;
       this.#options.onProtocolError?.("Frame too large; refused", {
         bytes,
         limit: this.#maxFrameBytes,
       });
-      this.#respondError(
-        null,
-        ErrorCode.frameTooLarge,
-        `Frame of ${bytes} bytes is over the limit`,
-      );
     });
   }
 
@@ -186,11 +214,11 @@ export class JsonRpcPeer {
     try {
       frame = JSON.parse(line);
     } catch (error) {
+      // Not answered: a reply with id null invites the same garbage back, forever.
       this.#options.onProtocolError?.("Malformed frame; not JSON", {
         error: error instanceof Error ? error.message : String(error),
         frame: line.slice(0, 200),
       });
-      this.#respondError(null, ErrorCode.parseError, "Parse error: frame is not valid JSON");
       return;
     }
     this.#dispatch(frame);
@@ -198,17 +226,16 @@ export class JsonRpcPeer {
 
   #dispatch(frame: unknown): void {
     if (typeof frame !== "object" || frame === null || Array.isArray(frame)) {
-      return this.#invalid(frame, null);
+      return this.#invalid(frame);
     }
     const f = frame as Record<string, unknown>;
     const id = typeof f.id === "number" || typeof f.id === "string" ? f.id : undefined;
-    if (f.jsonrpc !== "2.0") return this.#invalid(frame, id ?? null);
-    if (typeof f.method === "string") {
-      if (id === undefined) {
-        this.#options.onNotification?.(f.method, f.params);
-        return;
-      }
-      this.#handle(f.method, f.params, id);
+    const isRequest = typeof f.method === "string";
+    if (f.jsonrpc !== "2.0") return this.#invalid(frame, isRequest ? id : undefined);
+    if (isRequest) {
+      if (!("id" in f)) this.#options.onNotification?.(f.method as string, f.params);
+      else if (id === undefined) this.#invalid(frame); // id null or not a number/string
+      else this.#handle(f.method as string, f.params, id);
       return;
     }
     if (id === undefined || !("result" in f || "error" in f)) {
@@ -216,10 +243,14 @@ export class JsonRpcPeer {
         this.#options.onProtocolError?.("Peer reported an error", { error: f.error });
         return;
       }
-      return this.#invalid(frame, null);
+      return this.#invalid(frame);
     }
     const entry = this.#pending.get(id);
-    if (!entry) return; // late answer to a timed-out call
+    if (!entry) {
+      // A late answer to a call that timed out, or a made-up one: never answered.
+      this.#options.onProtocolError?.("Unexpected response; no call has this id", { id });
+      return;
+    }
     this.#pending.delete(id);
     entry.cancelTimer?.();
     if ("error" in f) {
@@ -234,14 +265,25 @@ export class JsonRpcPeer {
     } else entry.resolve(f.result);
   }
 
-  #invalid(frame: unknown, id: number | string | null): void {
+  /** Report an invalid frame; answer it only when it is a request with a usable id. */
+  #invalid(frame: unknown, requestId?: number | string): void {
     this.#options.onProtocolError?.("Invalid JSON-RPC frame", {
       frame: JSON.stringify(frame)?.slice(0, 200),
     });
-    this.#respondError(id, ErrorCode.invalidRequest, "Invalid request: not a JSON-RPC 2.0 frame");
+    if (requestId === undefined) return;
+    this.#respondError(
+      requestId,
+      ErrorCode.invalidRequest,
+      "Invalid request: not a JSON-RPC 2.0 frame",
+    );
   }
 
   #handle(method: string, params: unknown, id: number | string): void {
+    if (this.#inflight >= this.#maxInflight) {
+      const message = `${this.#inflight} requests are being served; "${method}" refused`;
+      this.#options.onProtocolError?.("Request refused: too many in flight", { method, id });
+      return this.#respondError(id, ErrorCode.busy, message);
+    }
     let value: unknown;
     try {
       value = this.#options.onRequest(method, params, id);
@@ -249,9 +291,16 @@ export class JsonRpcPeer {
       return this.#fail(id, error);
     }
     if (value instanceof Promise) {
+      this.#inflight++;
       value.then(
-        (result) => this.#send({ jsonrpc: "2.0", id, result: result ?? null }),
-        (error) => this.#fail(id, error),
+        (result) => {
+          this.#inflight--;
+          this.#send({ jsonrpc: "2.0", id, result: result ?? null });
+        },
+        (error) => {
+          this.#inflight--;
+          this.#fail(id, error);
+        },
       );
     } else this.#send({ jsonrpc: "2.0", id, result: value ?? null });
   }
@@ -267,7 +316,7 @@ export class JsonRpcPeer {
     }
   }
 
-  #respondError(id: number | string | null, code: number, message: string): void {
+  #respondError(id: number | string, code: number, message: string): void {
     this.#send({ jsonrpc: "2.0", id, error: { code, message } });
   }
 
@@ -282,15 +331,22 @@ export class JsonRpcPeer {
       text = JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message } });
     }
     this.#out.push(text);
+    this.#outLength += text.length;
+    // A batch is written at once past this size, so the owner's queue sees (and bounds) it.
+    if (this.#outLength >= BATCH_CHARS) return this.#flush();
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
-    queueMicrotask(() => this.#flush());
+    queueMicrotask(() => {
+      this.#flushScheduled = false;
+      this.#flush();
+    });
   }
 
   #flush(): void {
-    this.#flushScheduled = false;
     const frames = this.#out;
+    if (frames.length === 0) return;
     this.#out = [];
-    this.#options.write(encoder.encode(frames.join("\n") + "\n"));
+    this.#outLength = 0;
+    this.#options.write(encoder.encode(frames.join("\n") + "\n"), frames.length);
   }
 }

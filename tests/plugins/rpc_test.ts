@@ -58,33 +58,97 @@ Deno.test("JsonRpcPeer matches responses, maps errors and batches frames of one 
   );
 });
 
-Deno.test("JsonRpcPeer answers malformed, invalid and oversized frames with JSON-RPC errors", async () => {
+Deno.test("JsonRpcPeer answers only requests with an id: no reply to garbage, id null, notifications or stray responses", async () => {
   const written: string[] = [];
   const errors: string[] = [];
   const peer = new JsonRpcPeer({
     write: (bytes) => void written.push(decoder.decode(bytes)),
     onRequest: () => null,
     onProtocolError: (message) => void errors.push(message),
-    maxFrameBytes: 64,
+    maxFrameBytes: 96,
   });
-  peer.receive(encoder.encode("not json\n"));
-  peer.receive(encoder.encode('{"jsonrpc":"1.0","id":7,"method":"x"}\n'));
+  const lines = [
+    "not json",
+    '{"jsonrpc":"1.0","id":7,"method":"x"}', // a request, though invalid: answered with its id
+    '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
+    '{"jsonrpc":"2.0","id":null,"result":"pardon?"}',
+    '{"jsonrpc":"2.0","id":null,"method":"x"}',
+    '{"jsonrpc":"2.0","id":41,"result":1}', // no call has id 41
+    '{"jsonrpc":"2.0","method":"note"}', // a notification
+    "[1,2]",
+  ];
+  peer.receive(encoder.encode(lines.join("\n") + "\n"));
   peer.receive(encoder.encode(`{"pad":"${"x".repeat(100)}`));
   peer.receive(encoder.encode(`${"y".repeat(100)}"}\n{"jsonrpc":"2.0","id":8,"method":"ok"}\n`));
   await Promise.resolve();
   const frames = written.join("").trim().split("\n").map((l) => JSON.parse(l));
-  assert.deepEqual(frames.map((f) => f.error?.code ?? "ok"), [
-    ErrorCode.parseError,
-    ErrorCode.invalidRequest,
-    ErrorCode.frameTooLarge,
-    "ok",
+  assert.deepEqual(frames, [
+    {
+      jsonrpc: "2.0",
+      id: 7,
+      error: {
+        code: ErrorCode.invalidRequest,
+        message: "Invalid request: not a JSON-RPC 2.0 frame",
+      },
+    },
+    { jsonrpc: "2.0", id: 8, result: null },
   ]);
-  assert.equal(frames[1].id, 7);
   assert.deepEqual(errors, [
     "Malformed frame; not JSON",
     "Invalid JSON-RPC frame",
+    "Peer reported an error",
+    "Invalid JSON-RPC frame",
+    "Invalid JSON-RPC frame",
+    "Unexpected response; no call has this id",
+    "Invalid JSON-RPC frame",
     "Frame too large; refused",
   ]);
+});
+
+Deno.test("JsonRpcPeer refuses calls past its pending bound and requests past its in-flight bound with busy", async () => {
+  const written: string[] = [];
+  const peer = new JsonRpcPeer({
+    write: (bytes) => void written.push(decoder.decode(bytes)),
+    onRequest: () => new Promise(() => {}),
+    maxPending: 2,
+    maxInflight: 1,
+    remote: 'Plugin "p"',
+  });
+  const a = peer.request("a").catch(() => "closed");
+  const b = peer.request("b").catch(() => "closed");
+  await assert.rejects(
+    peer.request("c"),
+    (e: RpcError) =>
+      e.code === ErrorCode.busy && e.message === 'Plugin "p" has 2 calls in flight; "c" refused',
+  );
+  peer.receive(encoder.encode('{"jsonrpc":"2.0","id":1,"method":"slow"}\n'));
+  peer.receive(encoder.encode('{"jsonrpc":"2.0","id":2,"method":"slow"}\n'));
+  await Promise.resolve();
+  const answers = written.join("").trim().split("\n").map((l) => JSON.parse(l))
+    .filter((f) => !("method" in f));
+  assert.deepEqual(answers, [{
+    jsonrpc: "2.0",
+    id: 2,
+    error: { code: ErrorCode.busy, message: '1 requests are being served; "slow" refused' },
+  }]);
+  peer.close();
+  assert.deepEqual(await Promise.all([a, b]), ["closed", "closed"]);
+});
+
+Deno.test("JsonRpcPeer writes a large batch of one tick in pieces, so the owner's queue sees it", async () => {
+  const writes: number[] = [];
+  const peer = new JsonRpcPeer({
+    write: (_bytes, frames) => void writes.push(frames),
+    onRequest: () => null,
+  });
+  for (let i = 0; i < 100; i++) peer.notify("event", { data: "x".repeat(4000) });
+  assert.deepEqual(
+    writes,
+    [17, 17, 17, 17, 17],
+    "written as each piece fills, before the tick ends",
+  );
+  await Promise.resolve();
+  assert.deepEqual(writes, [17, 17, 17, 17, 17, 15]);
 });
 
 Deno.test("JsonRpcPeer times a request out on its clock, sends $/cancel, and rejects everything on close", async () => {
