@@ -98,7 +98,11 @@ export class Agent {
   constructor(options: AgentOptions) {
     this.#options = options;
     this.events = new EventBus({ logger: options.logger });
-    this.stages = new StageHost({ clock: options.clock, logger: options.logger });
+    this.stages = new StageHost({
+      clock: options.clock,
+      logger: options.logger,
+      events: this.events,
+    });
     this.context = options.context ?? new RecentContext();
     this.outputs = options.outputs ?? new OutputRegistry();
     this.#loop = new EventLoop({

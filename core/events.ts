@@ -43,6 +43,17 @@ export type KernelEvent =
   | { type: "resumed"; turnId: string }
   | { type: "provider_fallback"; turnId: string; from: string; to: string; reason: string }
   | { type: "plugin_crashed"; plugin: string; reason: string }
+  /** A plugin's stage handler timed out repeatedly and is bypassed for `retryInMs`. */
+  | {
+    type: "stage_breaker";
+    plugin: string;
+    stage: StageName;
+    state: "open";
+    timeouts: number;
+    retryInMs: number;
+  }
+  /** A bypassed stage handler answered its probe and runs again. */
+  | { type: "stage_breaker"; plugin: string; stage: StageName; state: "closed" }
   | { type: "custom"; name: string; source: string; data: unknown };
 
 /** How a turn ended. */

@@ -1,10 +1,17 @@
 /** StageHost: the seven pipeline stages and their concurrently run handlers. */
-import type { StageName } from "./events.ts";
+import type { EventBus, StageName } from "./events.ts";
 import type { ToolCall } from "./provider.ts";
 import type { ToolResult } from "./tools.ts";
 import type { Input } from "./input.ts";
 import { type Clock, type Logger, sleep } from "./ports.ts";
 import { errorMessage } from "./errors.ts";
+import {
+  type BreakerChange,
+  StageBreaker,
+  type StageBreakerOptions,
+} from "./kernel/stage_breaker.ts";
+
+export type { StageBreakerOptions } from "./kernel/stage_breaker.ts";
 
 /** Every stage, in pipeline order. */
 export const STAGES: readonly StageName[] = [
@@ -62,6 +69,7 @@ interface Registration {
   plugin: string;
   scope: StageScope;
   handler: StageHandler;
+  breaker: StageBreaker;
 }
 
 const TOOL_STAGES = new Set<StageName>(["post_action", "before_toolcall", "after_toolcall"]);
@@ -72,16 +80,31 @@ export interface StageHostOptions {
   logger: Logger;
   /** A handler still running after this long is logged and no longer waited for. */
   handlerTimeoutMs?: number;
+  /** Where breaker notices (`stage_breaker`) are published. */
+  events?: EventBus;
+  /** When a handler that keeps timing out is bypassed (each handler has its own breaker). */
+  breaker?: StageBreakerOptions;
 }
 
-/** Holds stage handlers and runs a stage's handlers concurrently on one shared context. */
+/** A handler error that means it ran out of time (a DOMException named TimeoutError). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === "TimeoutError";
+}
+
+/**
+ * Holds stage handlers and runs a stage's handlers concurrently on one shared context. A
+ * handler that times out repeatedly is bypassed by its breaker for a cool-off (with a log line
+ * and a `stage_breaker` event naming plugin and stage), so chats do not pay its timeout.
+ */
 export class StageHost {
   #stages = new Map<StageName, Registration[]>();
+  #options: StageHostOptions;
   #clock: Clock;
   #logger: Logger;
   #timeoutMs: number;
 
   constructor(options: StageHostOptions) {
+    this.#options = options;
     this.#clock = options.clock;
     this.#logger = options.logger;
     this.#timeoutMs = options.handlerTimeoutMs ?? 30_000;
@@ -100,7 +123,8 @@ export class StageHost {
         `Stage scope "own_tools" applies only to post_action, before_toolcall and after_toolcall, not "${stage}"`,
       );
     }
-    const registration = { plugin: options.plugin, scope, handler };
+    const breaker = new StageBreaker(this.#clock, this.#options.breaker);
+    const registration = { plugin: options.plugin, scope, handler, breaker };
     const list = this.#stages.get(stage) ?? [];
     list.push(registration);
     this.#stages.set(stage, list);
@@ -128,8 +152,9 @@ export class StageHost {
 
   /**
    * Run every applicable handler of `context.stage` concurrently. A handler that throws,
-   * rejects or overruns the timeout is logged with its stack; the others' effects stand.
-   * `toolPlugins` are the owners of the tools involved, for "own_tools" handlers.
+   * rejects or overruns the timeout is logged with its stack; the others' effects stand. A
+   * handler whose breaker is open is skipped. `toolPlugins` are the owners of the tools
+   * involved, for "own_tools" handlers.
    */
   async run(context: StageContext, toolPlugins: readonly string[] = []): Promise<void> {
     const list = (this.#stages.get(context.stage) ?? []).filter((r) =>
@@ -140,7 +165,17 @@ export class StageHost {
   }
 
   async #runOne(registration: Registration, context: StageContext): Promise<void> {
+    const admission = registration.breaker.admit();
+    if (admission === "skip") return;
+    const timedOut = await this.#attempt(registration, context);
+    const change = registration.breaker.record(admission, timedOut);
+    if (change) this.#announce(registration.plugin, context.stage, change);
+  }
+
+  /** Run one handler under the timeout; true when it ran out of time. */
+  async #attempt(registration: Registration, context: StageContext): Promise<boolean> {
     const timeout = new AbortController();
+    const where = { stage: context.stage, plugin: registration.plugin };
     try {
       const outcome = await Promise.race([
         Promise.resolve().then(() => registration.handler(context)).then(() => "done" as const),
@@ -149,22 +184,34 @@ export class StageHost {
           () => "cancelled" as const, // the handler finished first
         ),
       ]);
-      if (outcome === "timeout") {
-        this.#logger.error("Stage handler timed out", {
-          stage: context.stage,
-          plugin: registration.plugin,
-          timeoutMs: this.#timeoutMs,
-        });
-      }
+      if (outcome !== "timeout") return false;
+      this.#logger.error("Stage handler timed out", { ...where, timeoutMs: this.#timeoutMs });
+      return true;
     } catch (error) {
+      if (isTimeout(error)) {
+        this.#logger.error("Stage handler timed out", { ...where, error: errorMessage(error) });
+        return true;
+      }
       this.#logger.error("Stage handler failed", {
-        stage: context.stage,
-        plugin: registration.plugin,
+        ...where,
         error: errorMessage(error),
         stack: error instanceof Error ? error.stack : undefined,
       });
+      return false;
     } finally {
       timeout.abort();
     }
+  }
+
+  #announce(plugin: string, stage: StageName, change: BreakerChange): void {
+    if (change.state === "open") {
+      this.#logger.warn("Stage handler bypassed after repeated timeouts", {
+        plugin,
+        stage,
+        timeouts: change.timeouts,
+        retryInMs: change.retryInMs,
+      });
+    } else this.#logger.info("Stage handler answered again; no longer bypassed", { plugin, stage });
+    this.#options.events?.publish({ type: "stage_breaker", plugin, stage, ...change });
   }
 }

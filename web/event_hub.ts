@@ -19,6 +19,7 @@ const FORWARDED = new Set<string>([
   "resumed",
   "provider_fallback",
   "plugin_crashed",
+  "stage_breaker",
 ]);
 
 /** One message for a client: a numbered event, or the hub's own `sync_required` / `ping`. */
