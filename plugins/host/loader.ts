@@ -2,6 +2,7 @@
 import { join } from "node:path";
 import { type Clock, type Plugin, PluginError } from "../../core/mod.ts";
 import type { PluginServices } from "./api.ts";
+import type { ChannelLimits } from "./limits.ts";
 import { createLuaPlugin } from "./lua.ts";
 import { type Manifest, readManifest, satisfiesMinVersion, supportsPlatform } from "./manifest.ts";
 import {
@@ -37,7 +38,8 @@ export interface LoaderOptions {
   env?: Record<string, string | undefined>;
   importMap?: string;
   callTimeoutMs?: number;
-  maxFrameBytes?: number;
+  /** Bounds of a subprocess plugin's channels. */
+  limits?: Partial<ChannelLimits>;
   graceMs?: number;
   luaInstructionLimit?: number;
   luaTimeLimitMs?: number;
@@ -142,7 +144,7 @@ async function loadSubprocess(
     services: options.services,
     settings: options.settings,
     callTimeoutMs: options.callTimeoutMs,
-    maxFrameBytes: options.maxFrameBytes,
+    limits: options.limits,
     graceMs: options.graceMs,
     onCrash: (reason) => options.onCrash(plugin, reason),
   });

@@ -17,4 +17,5 @@ export { parseSkill, type Skill, SkillLibrary } from "./skill.ts";
 export { createLuaPlugin } from "./lua.ts";
 export { createSubprocessPlugin } from "./subprocess.ts";
 export { PluginProcess } from "./process.ts";
+export { type ChannelLimits, DEFAULT_CHANNEL_LIMITS } from "./limits.ts";
 export { CrashPolicy } from "./supervisor.ts";

@@ -20,6 +20,7 @@ import type { PluginServices } from "./api.ts";
 import { HMAP_MAX_BYTES, readHmap } from "./hmap.ts";
 import { placeHmap, recoverInstalls, removeInstalled } from "./install.ts";
 import { PLUGIN_NAME } from "./manifest.ts";
+import type { ChannelLimits } from "./limits.ts";
 import { type PermissionReview, reviewManifest } from "./review.ts";
 import { createSettingsDefiner, type HostConfig, type SettingsDefiner } from "./settings.ts";
 import { CrashPolicy } from "./supervisor.ts";
@@ -61,7 +62,8 @@ export interface PluginRegistryOptions {
   /** The daemon's environment: declared variables are passed to plugins. */
   env?: Record<string, string | undefined>;
   callTimeoutMs?: number;
-  maxFrameBytes?: number;
+  /** Bounds of each subprocess plugin's channels (docs/security.md "Channel limits"). */
+  limits?: Partial<ChannelLimits>;
   graceMs?: number;
   backoffMs?: number[];
   crashWindowMs?: number;
@@ -158,7 +160,7 @@ export class PluginRegistry {
       env: o.env,
       importMap: o.importMap,
       callTimeoutMs: o.callTimeoutMs,
-      maxFrameBytes: o.maxFrameBytes,
+      limits: o.limits,
       graceMs: o.graceMs,
       luaInstructionLimit: o.luaInstructionLimit,
       luaTimeLimitMs: o.luaTimeLimitMs,
@@ -244,9 +246,11 @@ export class PluginRegistry {
     if (entry.state === "running" || entry.state === "restarting") entry.state = "stopped";
   }
 
-  /** `plugin` null: a restart attempt failed to start. */
+  /** `plugin` null: a restart attempt failed to start. Each call is one crash. */
   #crashed(entry: Entry, plugin: Plugin | null, reason: string): void {
     if (this.#closed || (plugin !== null && entry.plugin?.plugin !== plugin)) return; // stale
+    entry.restart?.cancel(); // one restart timer at a time
+    entry.restart = undefined;
     entry.plugin = undefined;
     entry.detach?.();
     entry.detach = undefined;

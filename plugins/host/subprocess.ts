@@ -22,6 +22,7 @@ import {
   type WireToolDef,
 } from "../sdk/protocol.ts";
 import { createRestrictedApi, isApiMethod, type PluginServices, requireCapability } from "./api.ts";
+import type { ChannelLimits } from "./limits.ts";
 import type { Manifest } from "./manifest.ts";
 import type { PluginCommand } from "./permissions.ts";
 import { type ExitInfo, PluginProcess } from "./process.ts";
@@ -41,9 +42,13 @@ export interface SubprocessPluginOptions {
   callTimeoutMs?: number;
   /** Time allowed for plugin.init + plugin.start, ms. */
   startTimeoutMs?: number;
-  maxFrameBytes?: number;
+  /** Bounds of its channels (DEFAULT_CHANNEL_LIMITS where absent). */
+  limits?: Partial<ChannelLimits>;
   graceMs?: number;
-  /** The child exited without being asked to (a crash). */
+  /**
+   * The child exited without being asked to (a crash) after a successful start. A failed
+   * start is reported only by start() rejecting, so it counts as one crash, not two.
+   */
   onCrash?: (reason: string) => void;
 }
 
@@ -66,22 +71,27 @@ export function createSubprocessPlugin(options: SubprocessPluginOptions): Subpro
     async start(sdk) {
       const logger = sdk.logger;
       const bridge = new Bridge(sdk, options, () => proc!);
+      let started = false;
+      let exit: ExitInfo | undefined;
       const child = new PluginProcess({
         name,
         command: options.command,
         clock: options.clock,
         logger,
         onRequest: (method, params) => bridge.handle(method, params),
-        maxFrameBytes: options.maxFrameBytes,
+        limits: options.limits,
         graceMs: options.graceMs,
         onExit: (info) => {
+          exit = info;
           if (proc === child) proc = undefined;
-          if (!info.expected) options.onCrash?.(describeExit(info));
+          if (started && !info.expected) options.onCrash?.(describeExit(info));
         },
       });
       proc = child;
       try {
         await handshake(child, options, bridge);
+        if (exit) throw new Error(`it ${describeExit(exit)} during start`);
+        started = true;
       } catch (error) {
         proc = undefined;
         child.kill();
@@ -101,7 +111,16 @@ export function createSubprocessPlugin(options: SubprocessPluginOptions): Subpro
 }
 
 function describeExit(info: ExitInfo): string {
+  if (info.disconnected) return `disconnected: ${info.disconnected}`;
   return info.signal ? `killed by ${info.signal}` : `exited with code ${info.code}`;
+}
+
+/** A stage call that ran out of time, as the StageHost recognises it (and its breaker counts). */
+function asStageError(error: unknown): unknown {
+  if (error instanceof RpcError && error.code === ErrorCode.timeout) {
+    return new DOMException(error.message, "TimeoutError");
+  }
+  return error;
 }
 
 async function handshake(
@@ -240,7 +259,7 @@ class Bridge {
           const mutation = await this.#proc().request("stage.run", {
             handler,
             context: stageToWire(context),
-          }, { timeoutMs });
+          }, { timeoutMs }).catch((error) => Promise.reject(asStageError(error)));
           applyMutation(context, mutation);
         }, scope);
         return;

@@ -37,6 +37,11 @@ export class ManualClock implements Clock {
     return this.#timers.size;
   }
 
+  /** How long until each pending timer fires, soonest first (ms). */
+  dueIn(): number[] {
+    return [...this.#timers].map((t) => t.at - this.#mono).sort((a, b) => a - b);
+  }
+
   /** Move time forward by `ms`, firing every timer that falls due, in due order. */
   advance(ms: number): void {
     const target = this.#mono + ms;

@@ -1,6 +1,12 @@
 /** Shared set-up of the plugin tests: a test kernel, a temp plugins folder with fixtures copied in, a registry. */
 import { join } from "node:path";
-import { type Clock, type RegisteredTool, type ToolResult } from "../../core/mod.ts";
+import {
+  type Clock,
+  type RegisteredTool,
+  type StageContext,
+  type StageName,
+  type ToolResult,
+} from "../../core/mod.ts";
 import { executeTool } from "../../core/mod.ts";
 import { systemClock } from "../../adapters/mod.ts";
 import {
@@ -114,4 +120,24 @@ export async function waitFor(predicate: () => boolean, ms = 5000): Promise<void
     if (Date.now() - start > ms) throw new Error("Condition not met in time");
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A fresh stage context for input `text`, as a turn builds it. */
+export function stageContext(stage: StageName, text: string): StageContext {
+  return {
+    stage,
+    turnId: "t1",
+    input: {
+      id: "t1",
+      text,
+      source: "test",
+      channel: "test",
+      priority: 0,
+      interrupt: false,
+      receivedAt: 0,
+      meta: {},
+    },
+    systemMessages: [],
+    shared: new Map(),
+  };
 }

@@ -1,27 +1,7 @@
 /** The protocol test: every method against the example plugins (docs/PLUGIN_PROTOCOL.md). */
 import assert from "node:assert/strict";
-import type { StageContext, StageName } from "../../core/mod.ts";
 import { ErrorCode } from "../../plugins/sdk/protocol.ts";
-import { createHarness, waitFor } from "./_support.ts";
-
-function context(stage: StageName, text: string): StageContext {
-  return {
-    stage,
-    turnId: "t1",
-    input: {
-      id: "t1",
-      text,
-      source: "test",
-      channel: "test",
-      priority: 0,
-      interrupt: false,
-      receivedAt: 0,
-      meta: {},
-    },
-    systemMessages: [],
-    shared: new Map(),
-  };
-}
+import { createHarness, stageContext as context, waitFor } from "./_support.ts";
 
 async function kernelCall(
   h: Awaited<ReturnType<typeof createHarness>>,

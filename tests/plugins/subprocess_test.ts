@@ -67,7 +67,10 @@ Deno.test("A hanging tool is cut by its timeout and the plugin keeps serving", a
 });
 
 Deno.test("Malformed and oversized frames are logged and refused; calls go on", async () => {
-  await using h = await createHarness(["echo"], { maxFrameBytes: 4096, callTimeoutMs: 1000 });
+  await using h = await createHarness(["echo"], {
+    limits: { maxFrameBytes: 4096 },
+    callTimeoutMs: 1000,
+  });
   assert.deepEqual(await h.call("echo_garbage"), { content: "after garbage" });
   assert.equal(h.kernel.logger.find("Malformed frame; not JSON").length, 1);
   assert.deepEqual(await h.call("echo_garbage", { size: 10_000 }), { content: "after garbage" });
