@@ -1,5 +1,5 @@
 /**
- * The bounds on one subprocess plugin's channels (docs/security.md "Channel limits"), and the
+ * The bounds on one subprocess plugin's channels (docs/security.md "Plugin channel limits"), and the
  * log budget that turns a flood of lines into one counted line per interval.
  */
 import type { Clock, TimerHandle } from "../../core/mod.ts";

@@ -62,7 +62,7 @@ export interface PluginRegistryOptions {
   /** The daemon's environment: declared variables are passed to plugins. */
   env?: Record<string, string | undefined>;
   callTimeoutMs?: number;
-  /** Bounds of each subprocess plugin's channels (docs/security.md "Channel limits"). */
+  /** Bounds of each subprocess plugin's channels (docs/security.md "Plugin channel limits"). */
   limits?: Partial<ChannelLimits>;
   graceMs?: number;
   backoffMs?: number[];

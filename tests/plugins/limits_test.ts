@@ -1,5 +1,5 @@
 /**
- * The limits on a plugin's channels (docs/security.md "Channel limits"), each against a real
+ * The limits on a plugin's channels (docs/security.md "Plugin channel limits"), each against a real
  * hostile subprocess plugin (tests/fixtures/plugins/hostile, flaky): a full or stalled outgoing
  * queue is disconnected, no frame without an id is answered, stderr and stdout floods become
  * counted summary lines, bursts past a bound are refused, a hanging stage is bypassed by its
