@@ -317,3 +317,20 @@ Deno.test("OpenAI client reports its declared context window, else the model tab
   const known = new OpenAIProvider({ source: sourceAt("http://x/v1", { model: "gpt-4o-mini" }) });
   assert.equal(known.maxContextTokens(), 128_000);
 });
+
+Deno.test("OpenAI client reads a body that is not a byte stream (a fetch that builds its Response)", async () => {
+  const body = [
+    'data: {"choices":[{"index":0,"delta":{"content":"Built "},"finish_reason":null}]}',
+    'data: {"choices":[{"index":0,"delta":{"content":"here"},"finish_reason":"stop"}]}',
+    "data: [DONE]",
+  ].map((line) => `${line}\n\n`).join("");
+  const provider = new OpenAIProvider({
+    source: sourceAt("http://fake.invalid/v1"),
+    // A Response built from a string has a plain stream: no BYOB reader on it.
+    fetch: () =>
+      Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } })),
+  });
+  const events = await collect(provider.stream(hello));
+  assert.equal(textOf(events), "Built here");
+  assert.equal(lastOf(events).type, "done");
+});
