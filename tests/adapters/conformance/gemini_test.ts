@@ -1,0 +1,3 @@
+import { conformance } from "./_harness.ts";
+
+conformance("gemini");

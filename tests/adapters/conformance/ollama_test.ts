@@ -1,0 +1,4 @@
+import { conformance } from "./_harness.ts";
+
+conformance("ollama");
+conformance("lua:ollama");

@@ -1,0 +1,4 @@
+import { conformance } from "./_harness.ts";
+
+conformance("openai");
+conformance("lua:openai");
