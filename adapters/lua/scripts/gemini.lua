@@ -137,16 +137,29 @@ local function read(doc, state)
   return table.concat(text), table.concat(thinking), calls, finish
 end
 
+-- One GenerateContentResponse, or the JSON array of them that streamGenerateContent sends
+-- without alt=sse (a proxy that drops the query string): the array is folded in order.
 function transform_response(body)
   local doc = json.decode(body)
-  if doc.error then return json.encode({ error = doc.error }) end
-  local text, thinking, calls, finish = read(doc, { calls = 0 })
-  local message = { role = "assistant", content = text }
-  if thinking ~= "" then message.reasoning_content = thinking end
+  local docs = doc
+  if getmetatable(doc) ~= getmetatable(json.array()) then docs = { doc } end
+  local state, text, thinking, calls = { calls = 0 }, {}, {}, json.array()
+  local model, usage, finish
+  for _, one in ipairs(docs) do
+    if one.error then return json.encode({ error = one.error }) end
+    local t, r, c, f = read(one, state)
+    text[#text + 1], thinking[#thinking + 1] = t, r
+    for _, call in ipairs(c) do calls[#calls + 1] = call end
+    model = one.modelVersion or model
+    usage = usage_of(one.usageMetadata) or usage
+    finish = f or finish
+  end
+  local message, reasoning = { role = "assistant", content = table.concat(text) }, table.concat(thinking)
+  if reasoning ~= "" then message.reasoning_content = reasoning end
   if #calls > 0 then message.tool_calls = calls end
-  return json.encode({ model = doc.modelVersion,
+  return json.encode({ model = model,
     choices = { { index = 0, message = message, finish_reason = finish or "stop" } },
-    usage = usage_of(doc.usageMetadata) })
+    usage = usage })
 end
 
 function transform_stream_chunk(line, state)
