@@ -64,8 +64,9 @@ function transform_response(body)
   return json.encode(doc)
 end
 
+-- Only a chunk whose content is a list of parts needs rewriting; JSON may space it out.
 function transform_stream_chunk(line, state)
-  if not string.find(line, '"content":[', 1, true) then return line end
+  if not string.find(line, '"content"%s*:%s*%[') then return line end
   local chunk = json.decode(line)
   for _, choice in ipairs(chunk.choices or {}) do unify(choice.delta) end
   return json.encode(chunk)
