@@ -96,7 +96,20 @@ end
 
 local FINISH = { STOP = "stop", MAX_TOKENS = "length", SAFETY = "content_filter",
   RECITATION = "content_filter", BLOCKLIST = "content_filter",
-  PROHIBITED_CONTENT = "content_filter", SPII = "content_filter" }
+  PROHIBITED_CONTENT = "content_filter", SPII = "content_filter", IMAGE_SAFETY = "content_filter" }
+-- Reasons that mean the generation failed rather than ended: an error (retried), not an
+-- empty answer.
+local FAILED = { MALFORMED_FUNCTION_CALL = true, UNEXPECTED_TOOL_CALL = true,
+  TOO_MANY_TOOL_CALLS = true }
+
+-- The unified error of a candidate that failed, or nil.
+local function failure(doc)
+  local candidate = doc.candidates and doc.candidates[1]
+  local reason = candidate and candidate.finishReason
+  if not FAILED[reason] then return nil end
+  local detail = type(candidate.finishMessage) == "string" and (": " .. candidate.finishMessage) or ""
+  return json.encode({ error = { message = "Gemini stopped with " .. reason .. detail } })
+end
 
 local function usage_of(meta)
   if type(meta) ~= "table" then return nil end
@@ -147,6 +160,8 @@ function transform_response(body)
   local model, usage, finish
   for _, one in ipairs(docs) do
     if one.error then return json.encode({ error = one.error }) end
+    local failed = failure(one)
+    if failed then return failed end
     local t, r, c, f = read(one, state)
     text[#text + 1], thinking[#thinking + 1] = t, r
     for _, call in ipairs(c) do calls[#calls + 1] = call end
@@ -165,6 +180,8 @@ end
 function transform_stream_chunk(line, state)
   local doc = json.decode(line)
   if doc.error then return json.encode({ error = doc.error }) end
+  local failed = failure(doc)
+  if failed then return failed end
   state.calls = state.calls or 0
   local text, thinking, calls, finish = read(doc, state)
   local delta = json.object()
