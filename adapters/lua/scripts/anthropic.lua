@@ -17,7 +17,8 @@ function headers(config)
 end
 
 local STOP = { end_turn = "stop", stop_sequence = "stop", tool_use = "tool_calls",
-  max_tokens = "length", refusal = "content_filter", pause_turn = "stop" }
+  max_tokens = "length", model_context_window_exceeded = "length", refusal = "content_filter",
+  pause_turn = "stop" }
 
 local function arguments_object(text)
   if type(text) ~= "string" or text == "" then return json.object() end
