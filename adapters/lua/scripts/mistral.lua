@@ -57,17 +57,34 @@ local function unify(holder)
   if reasoning then holder.reasoning_content = reasoning end
 end
 
-function transform_response(body)
-  if not string.find(body, '"thinking"', 1, true) then return body end
-  local doc = json.decode(body)
-  for _, choice in ipairs(doc.choices or {}) do unify(choice.message) end
+-- finish_reason values beyond OpenAI's: "model_length" (the context length ended the
+-- answer) is "length"; "error" (generation failed) fails the call instead of passing a cut
+-- answer off as complete.
+local FAILED = json.encode({ error = { message = 'Mistral ended the answer with finish_reason "error"' } })
+local UNUSUAL_FINISH = '"finish_reason"%s*:%s*"[me]'
+
+-- Unify each choice's message or delta; the error text when a choice failed.
+local function unify_choices(doc, field)
+  for _, choice in ipairs(doc.choices or {}) do
+    if choice.finish_reason == "error" then return FAILED end
+    if choice.finish_reason == "model_length" then choice.finish_reason = "length" end
+    unify(choice[field])
+  end
   return json.encode(doc)
 end
 
--- Only a chunk whose content is a list of parts needs rewriting; JSON may space it out.
+function transform_response(body)
+  if not string.find(body, '"thinking"', 1, true) and not string.find(body, UNUSUAL_FINISH) then
+    return body
+  end
+  return unify_choices(json.decode(body), "message")
+end
+
+-- Only a chunk whose content is a list of parts, or that ends unusually, needs rewriting;
+-- JSON may space it out.
 function transform_stream_chunk(line, state)
-  if not string.find(line, '"content"%s*:%s*%[') then return line end
-  local chunk = json.decode(line)
-  for _, choice in ipairs(chunk.choices or {}) do unify(choice.delta) end
-  return json.encode(chunk)
+  if not string.find(line, '"content"%s*:%s*%[') and not string.find(line, UNUSUAL_FINISH) then
+    return line
+  end
+  return unify_choices(json.decode(line), "delta")
 end
