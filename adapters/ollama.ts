@@ -113,6 +113,11 @@ export class OllamaProvider implements Provider {
 
   async *#read(exchange: HttpExchange): AsyncGenerator<StreamEvent, ChatResponse> {
     const state = new OllamaState(this.model, exchange.failures);
+    if (exchange.response.headers.get("content-type")?.includes("application/json")) {
+      // One JSON answer (a server that ignores `stream`), which may span several lines.
+      yield* state.apply(await exchange.text());
+      return state.response();
+    }
     let buffer = "";
     for await (const chunk of exchange.chunks()) {
       buffer += chunk;
