@@ -24,12 +24,12 @@ export const SEEDS = 200;
 const CHAT_EVERY = 5;
 
 /** The request every case sends: the suite tests answers, not request bodies (see lua_adapters_test.ts). */
-const REQUEST: ChatRequest = {
+export const REQUEST: ChatRequest = {
   messages: [{ role: "user", content: "Weather and time in Paris?" }],
 };
 
 /** What one call produced, reduced to what the expected result names. */
-type Outcome =
+export type Outcome =
   | { kind: "answer"; response: ChatResponse }
   | { kind: "error"; error: ProviderError; text: string; reasoning: string };
 
@@ -73,7 +73,7 @@ function serve(server: FramingServer, fixture: WireFixture, framing: Framing): v
 }
 
 /** Run a stream to its end; the deltas must agree with the final response. */
-async function streamed(stream: AsyncIterable<StreamEvent>): Promise<Outcome> {
+export async function streamed(stream: AsyncIterable<StreamEvent>): Promise<Outcome> {
   const events: StreamEvent[] = [];
   for await (const event of stream) events.push(event);
   const ends = events.filter((e) => e.type === "done" || e.type === "error");
@@ -99,7 +99,8 @@ async function streamed(stream: AsyncIterable<StreamEvent>): Promise<Outcome> {
   return { kind: "answer", response };
 }
 
-async function chatted(call: () => Promise<ChatResponse>): Promise<Outcome> {
+/** The outcome of a non-streamed call. */
+export async function chatted(call: () => Promise<ChatResponse>): Promise<Outcome> {
   try {
     return { kind: "answer", response: await call() };
   } catch (error) {
@@ -108,7 +109,8 @@ async function chatted(call: () => Promise<ChatResponse>): Promise<Outcome> {
   }
 }
 
-function check(outcome: Outcome, expected: Expected, where: string): void {
+/** Assert that `outcome` is the `expected` result; `where` names the case. */
+export function check(outcome: Outcome, expected: Expected, where: string): void {
   if ("error" in expected) {
     const got = outcome.kind === "error"
       ? outcome.error
