@@ -73,6 +73,8 @@ export interface WireFixture {
   body: Uint8Array;
   /** Byte offsets where each SSE event / NDJSON line ends. */
   eventEnds: number[];
+  /** A whole JSON body (neither SSE nor NDJSON): it also answers a non-streamed call. */
+  json: boolean;
   expected: Expected;
 }
 
@@ -113,6 +115,7 @@ export function loadFixture(family: string, name: string): WireFixture {
     contentType,
     body,
     eventEnds: eventEnds(body, contentType),
+    json: !/event-stream|ndjson/.test(contentType),
     expected: parsed.data,
   };
 }
