@@ -59,6 +59,7 @@ import {
   ConfirmationRequired,
   confirmInstall,
   createCliPlugin,
+  createMcpPlugin,
   DaemonIndex,
   daemonIndexDir,
   type DaemonTarget,
@@ -73,6 +74,7 @@ import {
   PROGRAM,
   readHmap,
   readManifest,
+  registerMcpDefaults,
   registerPluginDefaults,
   removeInstalled,
   reviewManifest,
@@ -192,6 +194,7 @@ function openConfig(paths: HomePaths, logger: Logger) {
   registerCoreDefaults(registry);
   registerMemoryDefaults(registry);
   registerPluginDefaults(registry);
+  registerMcpDefaults(registry);
   return { store, registry };
 }
 
@@ -299,6 +302,8 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     importMap: defaultImportMap(),
     services: memoryPluginServices(memory),
   });
+  const mcp = mcpClientPlugin(registry);
+  plugins.registerFactory("mcp", () => mcp);
   const statusReport = () => ({
     version: denoJson.version,
     home: paths.root,
@@ -308,6 +313,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     providers: providers.health(),
     usage: usage.range(dayOf(Date.now() - 6 * 86_400_000), dayOf(Date.now())),
     plugins: plugins.list(),
+    mcp: mcp.servers(),
     memory: memory.stats(),
   });
 
@@ -400,6 +406,16 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   Deno.removeSignalListener("SIGINT", onSignal);
   Deno.removeSignalListener("SIGTERM", onSignal);
   return 0;
+}
+
+/** The MCP client (docs/mcp.md): stdio servers inherit only PATH from the daemon. */
+function mcpClientPlugin(registry: ConfigRegistry) {
+  return createMcpPlugin({
+    config: registry,
+    clock: systemClock,
+    version: denoJson.version,
+    path: env.PATH,
+  });
 }
 
 /** The CLI socket's plugin frames, over the registry; install reads the file the client names. */

@@ -39,6 +39,8 @@ export interface PluginSDK {
   /** Whether this is the restricted (external plugin) surface. */
   readonly restricted: boolean;
   registerTool(def: ToolDef): void;
+  /** Remove one of this plugin's own tools (a tool another plugin owns is left alone). */
+  unregisterTool(name: string): boolean;
   registerStage(stage: StageName, handler: StageHandler, scope?: StageScope): void;
   subscribe<T extends KernelEvent["type"]>(
     type: T | "*",
@@ -89,6 +91,8 @@ export function createPluginSdk(
     logger: options.logger,
     restricted,
     registerTool: (def) => void agent.tools.register(def, plugin),
+    unregisterTool: (name) =>
+      agent.tools.get(name)?.plugin === plugin && agent.tools.unregister(name),
     registerStage: (stage, handler, scope) =>
       void agent.stages.register(stage, handler, { plugin, scope }),
     subscribe: (type, handler) => {

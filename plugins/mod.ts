@@ -32,4 +32,13 @@ export {
   statusCommand,
   stopCommand,
 } from "./builtin/cli/commands.ts";
+export { createMcpPlugin, type McpPlugin, type McpPluginOptions } from "./builtin/mcp/plugin.ts";
+export {
+  type McpConfig,
+  type McpServerConfig,
+  mcpServerNames,
+  readMcpServer,
+  registerMcpDefaults,
+} from "./builtin/mcp/config.ts";
+export type { McpServerInfo, McpServerState } from "./builtin/mcp/connection.ts";
 export * from "./host/mod.ts";

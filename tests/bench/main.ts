@@ -18,6 +18,7 @@ import { figures as adapterFigures } from "./adapter_bench.ts";
 import { figures as graphFigures } from "./graph_bench.ts";
 import { figures as pluginFigures } from "./plugin_bench.ts";
 import { figures as webFigures } from "./web_bench.ts";
+import { figures as mcpFigures } from "./mcp_bench.ts";
 
 const ALL: Record<string, FigureFn> = {
   ...kernelFigures,
@@ -29,6 +30,7 @@ const ALL: Record<string, FigureFn> = {
   ...graphFigures,
   ...embedFigures,
   ...pluginFigures,
+  ...mcpFigures,
   ...webFigures,
 };
 

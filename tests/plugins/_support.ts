@@ -101,6 +101,7 @@ export async function callTool(
   kernel: TestKernel,
   name: string,
   args: Record<string, unknown> = {},
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<ToolResult> {
   const tool: RegisteredTool | undefined = kernel.agent.allTools().find((t) => t.name === name);
   if (!tool) return { content: `no tool ${name}`, isError: true };
@@ -108,7 +109,7 @@ export async function callTool(
     clock: systemClock,
     logger: kernel.logger,
     turnId: "turn-1",
-    signal: new AbortController().signal,
+    signal,
     defaultTimeoutMs: 10_000,
   });
 }
