@@ -288,7 +288,7 @@ export class Agent {
     if (options.onNotice) this.#noticeTo.set(input.id, options.onNotice);
     const reason = this.#closed
       ? "The agent is shutting down."
-      : !this.#loop.submit(input, input.priority)
+      : !this.#loop.submit(input, input.priority, options.signal)
       ? `The input queue is full (${this.#loop.scheduler.capacity} waiting); please try again shortly.`
       : undefined;
     if (reason) {

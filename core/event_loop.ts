@@ -46,6 +46,7 @@ interface Frame {
 }
 
 const STOP_REASON = "Stopped by the user";
+const CANCEL_REASON = "Cancelled: the sender went away";
 
 /** Runs scheduled tasks; one running turn at a time, suspended turns held on the stack. */
 export class EventLoop {
@@ -53,6 +54,8 @@ export class EventLoop {
   readonly scheduler: Scheduler;
   readonly #options: EventLoopOptions;
   readonly #frames = new Map<Task, Frame>();
+  /** Removes the abort listener of a task submitted with a signal. */
+  readonly #unlisten = new WeakMap<Task, () => void>();
   #op = 0;
   #kicked = false;
   #cooldown?: { at: number; timer: TimerHandle };
@@ -64,11 +67,48 @@ export class EventLoop {
     this.scheduler = options.scheduler ?? new Scheduler({ clock: options.clock });
   }
 
-  /** Admit `input` at `level`; undefined when the queue is full (the caller refuses aloud). */
-  submit(input: Input, level: PriorityLevel): Task | undefined {
+  /**
+   * Admit `input` at `level`; undefined when the queue is full (the caller refuses aloud). When
+   * `signal` aborts (its sender went away), the task is cancelled: see cancel().
+   */
+  submit(input: Input, level: PriorityLevel, signal?: AbortSignal): Task | undefined {
     const task = this.scheduler.submit(input, level);
-    if (task) this.#kick();
+    if (!task) return undefined;
+    if (signal) {
+      const onAbort = () => this.cancel(task);
+      if (signal.aborted) queueMicrotask(onAbort);
+      else {
+        signal.addEventListener("abort", onAbort, { once: true });
+        this.#unlisten.set(task, () => signal.removeEventListener("abort", onAbort));
+      }
+    }
+    this.#kick();
     return task;
+  }
+
+  /**
+   * Cancel one task whose sender went away: a running or suspended turn is aborted (it answers
+   * "stopped"); a waiting one leaves the queue at once with a "stopped" reply. False when the
+   * task has already finished or was taken out of the scheduler.
+   */
+  cancel(task: Task): boolean {
+    this.#unlisten.get(task)?.();
+    this.#unlisten.delete(task);
+    const frame = this.#frames.get(task);
+    if (frame) {
+      frame.controller.abort(new DOMException(CANCEL_REASON, "AbortError"));
+      return true;
+    }
+    if (this.scheduler.take([task.input.id]).length === 0) return false;
+    this.#options.logger.info("Queued input cancelled", { inputId: task.input.id });
+    this.#options.deliver(task.input, {
+      inputId: task.input.id,
+      channel: task.input.channel,
+      text: CANCEL_REASON,
+      status: "stopped",
+    });
+    this.#schedule();
+    return true;
   }
 
   /**
@@ -200,6 +240,8 @@ export class EventLoop {
     const { task } = frame;
     this.scheduler.finish(task);
     this.#frames.delete(task);
+    this.#unlisten.get(task)?.();
+    this.#unlisten.delete(task);
     this.#turns++;
     const note = { source: task.input.source, text: task.input.text, reply };
     for (const below of this.scheduler.stack) {

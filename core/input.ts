@@ -58,4 +58,9 @@ export interface InjectOptions {
    * without it they go to the channel's output handler. The terminal reply still follows.
    */
   onNotice?: (text: string) => void;
+  /**
+   * The sender gave up (an HTTP client went away): a queued input is answered "stopped" at once,
+   * a running or suspended turn is cancelled as by stop(). Its one reply still follows.
+   */
+  signal?: AbortSignal;
 }

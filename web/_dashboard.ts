@@ -116,7 +116,8 @@ export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void
   });
 
   app.get("/api/v1/knowledge", async (c) => c.json({ entries: await knowledge().list() }));
-  app.get("/api/v1/knowledge/:name", async (c) => {
+  // The name is a path ("recipes/rice"): the route takes the rest of the URL, slashes included.
+  app.get("/api/v1/knowledge/:name{.+}", async (c) => {
     const name = c.req.param("name");
     checkNamePath("knowledge", name);
     const entry = await knowledge().get(name);

@@ -4,12 +4,29 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import { ConfigError, errorMessage, HomeAgentError, PluginError } from "../core/mod.ts";
 
+/** Extras of an HttpError. */
+export interface HttpErrorOptions {
+  /** The request field at fault (`messages.[0].role`), for the OpenAI error body. */
+  param?: string;
+  /** Response headers (`retry-after`). */
+  headers?: Record<string, string>;
+}
+
 /** A failure with its HTTP status; thrown by route handlers, turned into JSON by onError. */
 export class HttpError extends HomeAgentError {
   readonly status: ContentfulStatusCode;
-  constructor(status: ContentfulStatusCode, code: string, message: string) {
+  readonly param?: string;
+  readonly headers: Record<string, string>;
+  constructor(
+    status: ContentfulStatusCode,
+    code: string,
+    message: string,
+    options: HttpErrorOptions = {},
+  ) {
     super(code, message);
     this.status = status;
+    this.param = options.param;
+    this.headers = options.headers ?? {};
   }
 }
 
@@ -31,18 +48,38 @@ export async function parseBody<T>(c: Context, schema: z.ZodType<T>): Promise<T>
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
-    const detail = parsed.error.issues
+    const issues = parsed.error.issues;
+    const detail = issues
       .map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ` : "") + i.message)
       .join("; ");
-    throw new HttpError(400, "bad_request", detail);
+    const first = issues[0]?.path ?? [];
+    throw new HttpError(400, "bad_request", detail, {
+      ...(first.length > 0 ? { param: paramOf(first) } : {}),
+    });
   }
   return parsed.data;
 }
 
+/** A body path the way OpenAI names it: `messages.[0].content`. */
+export function paramOf(path: readonly PropertyKey[]): string {
+  return path.map((p) => typeof p === "number" ? `[${p}]` : String(p)).join(".");
+}
+
+/** What an error response says, for any thrown value. */
+export interface ErrorResponse {
+  status: ContentfulStatusCode;
+  code: string;
+  message: string;
+  headers: Record<string, string>;
+}
+
 /** Status and body for any thrown value. */
-export function errorResponse(
-  error: unknown,
-): { status: ContentfulStatusCode; code: string; message: string } {
+export function errorResponse(error: unknown): ErrorResponse {
+  const headers = error instanceof HttpError ? error.headers : {};
+  return { ...statusOf(error), headers };
+}
+
+function statusOf(error: unknown): Omit<ErrorResponse, "headers"> {
   if (error instanceof HttpError) {
     return { status: error.status, code: error.code, message: error.message };
   }

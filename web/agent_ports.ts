@@ -24,6 +24,7 @@ export function agentChatPort(agent: Agent): ChatPort {
       agent.injectInput("web", request.text, {
         channel: request.channel,
         onReply: request.onReply,
+        signal: request.signal,
         meta: {
           ...(request.ephemeral ? { [EPHEMERAL_META]: true } : {}),
           ...(request.noTools ? { [NO_TOOLS_META]: true } : {}),

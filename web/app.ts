@@ -3,25 +3,20 @@
  * of kernel events, the dashboard's data and the OpenAI-compatible endpoint. It never listens by
  * itself: main.ts serves it and tests call `app.request()`.
  */
-import { Hono } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import type { Reply } from "../core/mod.ts";
-import { crossOrigin, LoginThrottle, sameToken, SESSION_COOKIE } from "./auth.ts";
+import { LoginGate } from "./auth.ts";
+import { mountLogin, tokenAuth, type WebEnv } from "./_login.ts";
 import { EventHub, sseBody } from "./event_hub.ts";
 import type { WebDeps } from "./ports.ts";
 import { apiError, errorResponse, HttpError, parseBody } from "./_http.ts";
 import { mountDashboard, UPLOAD_PATH } from "./_dashboard.ts";
-import { mountOpenAI } from "./openai.ts";
+import { mountOpenAI, openAIError } from "./openai.ts";
 // Embedded as text so one compiled binary carries the page (rebuild with `deno task build:web`).
 import INDEX_HTML from "./ui/index.html" with { type: "text" };
 import APP_JS from "./ui/dist/app.js" with { type: "text" };
-
-/** Hono environment: main.ts passes the peer address so throttling can key on it. */
-export interface WebEnv {
-  Bindings: { remoteAddr?: { hostname?: string } };
-}
 
 /** Request bodies above this are refused with 413 (plugin uploads have their own limit). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -32,7 +27,6 @@ const ChatBody = z.object({
   text: z.string().min(1).max(100_000),
   channel: z.string().regex(/^[a-z0-9_]{1,40}$/).optional(),
 });
-const LoginBody = z.object({ token: z.string().max(200) });
 
 /** Options of createApp besides the ports. */
 export interface CreateAppOptions {
@@ -44,48 +38,27 @@ export interface CreateAppOptions {
 export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<WebEnv> {
   const app = new Hono<WebEnv>();
   const hub = options.hub ?? hubOf(deps);
-  const throttle = new LoginThrottle({ clock: deps.clock });
-  const clientOf = (env: WebEnv["Bindings"] | undefined) => env?.remoteAddr?.hostname ?? "local";
+  const gate = new LoginGate({ token: deps.token, clock: deps.clock, logger: deps.logger });
 
-  app.onError((error, c) => {
-    const { status, code, message } = errorResponse(error);
-    if (status >= 500) deps.logger?.error("Web request failed", { path: c.req.path, message });
-    return c.json(apiError(code, message), status);
+  // One renderer for every failure: OpenAI's error body on /v1, ours elsewhere.
+  const fail = (c: Context<WebEnv>, error: unknown) => {
+    const { status, code, message, headers } = errorResponse(error);
+    // A client that went away cancelled its own request: nothing failed.
+    if (status >= 500 && !c.var.gone?.aborted) {
+      deps.logger?.error("Web request failed", { path: c.req.path, message });
+    }
+    if (!c.req.path.startsWith("/v1/")) return c.json(apiError(code, message), status, headers);
+    const openai = openAIError(error);
+    return c.json(openai.body, openai.status, { ...headers, ...openai.headers });
+  };
+  app.onError((error, c) => fail(c, error));
+  app.use("*", async (c, next) => {
+    c.set("gone", c.req.raw.signal);
+    await next();
   });
 
   app.get("/healthz", (c) => c.json({ ok: true }));
-
-  app.get("/", (c) => {
-    const token = c.req.query("token");
-    if (token === undefined) return c.html(INDEX_HTML);
-    const client = clientOf(c.env);
-    if (throttle.blockedFor(client) > 0) return tooMany(throttle.blockedFor(client));
-    if (!sameToken(token, deps.token)) {
-      throttle.fail(client);
-      return c.json(apiError("unauthorized", "Bad token"), 401);
-    }
-    setSession(c, deps.token);
-    return c.redirect("/");
-  });
-
-  app.post("/login", bodyLimit({ maxSize: 4096, onError: tooLarge }), async (c) => {
-    const client = clientOf(c.env);
-    if (throttle.blockedFor(client) > 0) return tooMany(throttle.blockedFor(client));
-    const form = (c.req.header("content-type") ?? "").includes("application/json")
-      ? await parseBody(c, LoginBody)
-      : LoginBody.parse({ token: String((await c.req.parseBody())["token"] ?? "") });
-    if (!sameToken(form.token.trim(), deps.token)) {
-      throttle.fail(client);
-      return c.json(apiError("unauthorized", "Bad token"), 401);
-    }
-    setSession(c, deps.token);
-    return c.json({ ok: true });
-  });
-
-  app.post("/logout", (c) => {
-    setCookie(c, SESSION_COOKIE, "", { httpOnly: true, sameSite: "Strict", path: "/", maxAge: 0 });
-    return c.json({ ok: true });
-  });
+  mountLogin(app, { gate, indexHtml: INDEX_HTML });
 
   app.get("/assets/app.js", (c) => {
     c.header("content-type", "text/javascript; charset=utf-8");
@@ -93,31 +66,7 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
     return c.body(APP_JS);
   });
 
-  // Token check for the API and the OpenAI-compatible routes.
-  const auth = async (
-    c: Parameters<Parameters<typeof app.use>[1]>[0],
-    next: () => Promise<void>,
-  ) => {
-    const client = clientOf(c.env);
-    const header = c.req.header("authorization");
-    const bearer = header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
-    const cookie = getCookie(c, SESSION_COOKIE);
-    const presented = bearer ?? cookie;
-    const blocked = throttle.blockedFor(client);
-    if (blocked > 0 && presented !== undefined) return tooMany(blocked);
-    if (presented === undefined || !sameToken(presented, deps.token)) {
-      if (presented !== undefined) throttle.fail(client);
-      return c.json(apiError("unauthorized", "Missing or bad token"), 401);
-    }
-    const write = !["GET", "HEAD", "OPTIONS"].includes(c.req.method);
-    if (
-      bearer === undefined && write &&
-      crossOrigin(c.req.header("origin"), c.req.header("sec-fetch-site"), c.req.header("host"))
-    ) {
-      return c.json(apiError("forbidden", "Cross-origin write refused"), 403);
-    }
-    await next();
-  };
+  const auth = tokenAuth(gate);
   app.use("/api/*", auth);
   app.use("/v1/*", auth);
   const smallBodies = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge });
@@ -163,7 +112,7 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
   mountOpenAI(app, deps);
 
   app.notFound((c) =>
-    c.json(apiError("not_found", `No route for ${c.req.method} ${c.req.path}`), 404)
+    fail(c, new HttpError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`))
   );
   return app;
 }
@@ -174,17 +123,6 @@ function hubOf(deps: WebDeps): EventHub {
   return hub;
 }
 
-function setSession(c: Parameters<typeof setCookie>[0], token: string): void {
-  setCookie(c, SESSION_COOKIE, token, { httpOnly: true, sameSite: "Strict", path: "/" });
-}
-
-function tooMany(retryMs: number): Response {
-  return Response.json(
-    apiError("too_many_attempts", "Too many failed logins; try again later"),
-    { status: 429, headers: { "retry-after": String(Math.ceil(retryMs / 1000)) } },
-  );
-}
-
 function tooLarge(): Response {
-  return Response.json(apiError("too_large", "Request body too large"), { status: 413 });
+  throw new HttpError(413, "too_large", "Request body too large");
 }

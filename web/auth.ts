@@ -1,9 +1,10 @@
 /**
  * Access control of the web app: the token (Bearer header or the HttpOnly cookie the login
- * sets), login throttling per client, the Origin check on cookie-authenticated writes, and the
- * rule serve applies before binding.
+ * sets), login throttling per client address, the Origin check on cookie-authenticated writes,
+ * and the rule serve applies before binding. docs/security.md ("Login and tokens") explains
+ * the choices.
  */
-import type { Clock } from "../core/mod.ts";
+import type { Clock, Logger } from "../core/mod.ts";
 
 /** Name of the session cookie (HttpOnly, SameSite=Strict, holds the token). */
 export const SESSION_COOKIE = "homeagent_token";
@@ -61,6 +62,11 @@ export class LoginThrottle {
     this.#maxClients = options.maxClients ?? 10_000;
   }
 
+  /** Clients with failures remembered now (at most `maxClients`). */
+  get size(): number {
+    return this.#failures.size;
+  }
+
   /** Milliseconds until `client` may try again, or 0 when it is not blocked. */
   blockedFor(client: string): number {
     const recent = this.#recent(client);
@@ -68,10 +74,11 @@ export class LoginThrottle {
     return Math.max(1, recent[recent.length - this.#max]! + this.#windowMs - this.#clock.now());
   }
 
-  /** Record one failed attempt by `client`. */
+  /** Record one failed attempt by `client` (never more than `maxFailures` are kept for one). */
   fail(client: string): void {
     const recent = this.#recent(client);
     recent.push(this.#clock.now());
+    if (recent.length > this.#max) recent.shift();
     this.#failures.delete(client);
     this.#failures.set(client, recent);
     if (this.#failures.size > this.#maxClients) {
@@ -103,4 +110,88 @@ export function crossOrigin(
   } catch {
     return true;
   }
+}
+
+/**
+ * The throttle key of a peer address. The port is left out (every connection gets a new one);
+ * all loopback addresses are one machine; an IPv6 client is its /64, the block one subscriber
+ * holds, so rotating addresses inside it does not reset the count.
+ */
+export function clientKey(hostname: string | undefined): string {
+  if (hostname === undefined || hostname === "") return "unknown";
+  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(h);
+  if (mapped) return clientKey(mapped[1]);
+  if (isLoopbackHost(h)) return "loopback";
+  if (!h.includes(":")) return h;
+  const [head = "", tail = ""] = h.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === "" ? [] : tail.split(":");
+  const groups = h.includes("::")
+    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
+    : left;
+  return groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":") + "::/64";
+}
+
+/** What a presented secret turned out to be. */
+export type LoginCheck =
+  | { kind: "ok" }
+  | { kind: "missing" }
+  | { kind: "wrong" }
+  /** Wrong, from a client over its failure budget: refused for `retryMs` more. */
+  | { kind: "throttled"; retryMs: number };
+
+/** Options of a LoginGate. */
+export interface LoginGateOptions extends LoginThrottleOptions {
+  token: string;
+  logger?: Logger;
+}
+
+/**
+ * The one place a presented secret is judged. The right token always passes, even from a
+ * throttled client, so nobody who shares the owner's address (a web page in the owner's
+ * browser, another local user, a NAT) can lock the owner out; only wrong secrets are counted,
+ * per client address.
+ */
+export class LoginGate {
+  readonly throttle: LoginThrottle;
+  readonly #token: string;
+  readonly #logger?: Logger;
+
+  constructor(options: LoginGateOptions) {
+    this.throttle = new LoginThrottle(options);
+    this.#token = options.token;
+    this.#logger = options.logger;
+  }
+
+  /** Judge `presented` from `client` (a clientKey); counts it when wrong. */
+  check(presented: string | undefined, client: string): LoginCheck {
+    if (presented === undefined || presented === "") return { kind: "missing" };
+    if (sameToken(presented, this.#token)) return { kind: "ok" };
+    const blocked = this.throttle.blockedFor(client);
+    if (blocked > 0) return { kind: "throttled", retryMs: blocked };
+    this.throttle.fail(client);
+    const now = this.throttle.blockedFor(client);
+    if (now > 0) {
+      this.#logger?.warn("Wrong web tokens: client throttled", { client, retryMs: now });
+    }
+    return { kind: "wrong" };
+  }
+}
+
+/**
+ * True when a browser says a request was made by another site (Sec-Fetch-Site, else Origin,
+ * else Referer). Browsers set these headers themselves, so a page cannot hide them; a
+ * non-browser client can forge them, which is why they only ever refuse, never admit.
+ */
+export function crossSiteRequest(
+  headers: { origin?: string; fetchSite?: string; referer?: string },
+  host: string | undefined,
+): boolean {
+  if (headers.fetchSite !== undefined) {
+    return headers.fetchSite !== "same-origin" && headers.fetchSite !== "none";
+  }
+  if (headers.origin !== undefined) return crossOrigin(headers.origin, undefined, host);
+  if (headers.referer !== undefined) return crossOrigin(headers.referer, undefined, host);
+  return false;
 }

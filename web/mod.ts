@@ -1,15 +1,15 @@
 /** The web plugin's public entry. */
-export {
-  createApp,
-  type CreateAppOptions,
-  MAX_BODY_BYTES,
-  MAX_UPLOAD_BYTES,
-  type WebEnv,
-} from "./app.ts";
+export { createApp, type CreateAppOptions, MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "./app.ts";
+export { type LoginNotice, loginPage, type WebEnv } from "./_login.ts";
 export {
   bindRefusal,
+  clientKey,
   crossOrigin,
+  crossSiteRequest,
   isLoopbackHost,
+  type LoginCheck,
+  LoginGate,
+  type LoginGateOptions,
   LoginThrottle,
   type LoginThrottleOptions,
   MIN_REMOTE_TOKEN_LENGTH,
@@ -17,7 +17,16 @@ export {
   SESSION_COOKIE,
 } from "./auth.ts";
 export { EventHub, type EventHubOptions, HubClient, type HubMessage } from "./event_hub.ts";
-export { inputText, mountOpenAI, OPENAI_CHANNEL } from "./openai.ts";
+export {
+  inputText,
+  mountOpenAI,
+  OPENAI_CHANNEL,
+  OPENAI_ERRORS,
+  openAIError,
+  type OpenAIErrorBody,
+  type OpenAIErrorKind,
+} from "./openai.ts";
+export { StreamedText } from "./_openai_turn.ts";
 export { settingType, UPLOAD_PATH } from "./_dashboard.ts";
 export type * from "./ports.ts";
 export {

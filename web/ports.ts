@@ -26,6 +26,8 @@ export interface ChatInjectRequest {
   noTools?: boolean;
   /** Receives the one terminal reply. */
   onReply(reply: Reply): void;
+  /** Aborted when the client went away: the input is cancelled (it still gets its reply). */
+  signal?: AbortSignal;
 }
 
 /** Outcome of an injection. */

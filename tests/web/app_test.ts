@@ -7,7 +7,6 @@ const json = (body: unknown, headers: Record<string, string> = bearer) => ({
   headers: { "content-type": "application/json", ...headers },
   body: JSON.stringify(body),
 });
-const from = (hostname: string) => ({ remoteAddr: { hostname } });
 
 Deno.test("web app serves /healthz without auth and refuses /api without a token", async () => {
   const app = createApp(fakeWeb().deps);
@@ -15,7 +14,7 @@ Deno.test("web app serves /healthz without auth and refuses /api without a token
   const denied = await app.request("/api/v1/status");
   assert.equal(denied.status, 401);
   assert.deepEqual(await denied.json(), {
-    error: { code: "unauthorized", message: "Missing or bad token" },
+    error: { code: "unauthorized", message: "Missing token" },
   });
   assert.equal((await app.request("/v1/models")).status, 401);
   const ok = await app.request("/api/v1/status", { headers: bearer });
@@ -54,42 +53,6 @@ Deno.test("web app logs in through /?token= and the login form with an HttpOnly 
   assert.match(form.headers.get("set-cookie") ?? "", /homeagent_token=.*HttpOnly/);
   const bad = await app.request("/login", { method: "POST", ...json({ token: "nope" }, {}) });
   assert.equal(bad.status, 401);
-});
-
-Deno.test("web app throttles a client after 5 failed logins in 10 minutes", async () => {
-  const fake = fakeWeb();
-  const app = createApp(fake.deps);
-  const attacker = from("10.0.0.9");
-  for (let i = 0; i < 5; i++) {
-    const r = await app.request(
-      "/login",
-      { method: "POST", ...json({ token: `bad${i}` }, {}) },
-      attacker,
-    );
-    assert.equal(r.status, 401);
-  }
-  const blocked = await app.request(
-    "/login",
-    { method: "POST", ...json({ token: TOKEN }, {}) },
-    attacker,
-  );
-  assert.equal(blocked.status, 429);
-  assert.equal((await blocked.json()).error.code, "too_many_attempts");
-  assert.ok(Number(blocked.headers.get("retry-after")) > 0);
-  assert.equal((await app.request("/api/v1/status", { headers: bearer }, attacker)).status, 429);
-  assert.equal((await app.request(`/?token=${TOKEN}`, {}, attacker)).status, 429);
-  // Another client is not affected.
-  assert.equal(
-    (await app.request("/api/v1/status", { headers: bearer }, from("10.0.0.2"))).status,
-    200,
-  );
-  fake.clock.advance(10 * 60_000 + 1);
-  assert.equal((await app.request("/api/v1/status", { headers: bearer }, attacker)).status, 200);
-  // Bad Bearer tokens count too.
-  for (let i = 0; i < 5; i++) {
-    await app.request("/api/v1/status", { headers: { authorization: "Bearer x" } }, attacker);
-  }
-  assert.equal((await app.request("/api/v1/status", { headers: bearer }, attacker)).status, 429);
 });
 
 Deno.test("web app refuses cookie-authenticated cross-origin writes", async () => {
@@ -344,4 +307,19 @@ Deno.test("knowledgeBasePort serves the core KnowledgeBase with path names", asy
     headers: bearer,
   });
   assert.equal((await one.json()).entry.content, "# Green tea\n80 °C.");
+  // The name as POST made it, slashes and all (only %2F used to work).
+  const plain = await app.request("/api/v1/knowledge/recipes/tea", { headers: bearer });
+  assert.equal(plain.status, 200);
+  assert.equal((await plain.json()).entry.name, "recipes/tea");
+  assert.equal(
+    (await app.request("/api/v1/knowledge/recipes/none", { headers: bearer })).status,
+    404,
+  );
+  for (
+    const bad of ["%2Fetc%2Fpasswd", "recipes%2F..%2F..%2Fsecret", "a%00b", "recipes%2F%2Ftea"]
+  ) {
+    const refused = await app.request(`/api/v1/knowledge/${bad}`, { headers: bearer });
+    assert.equal(refused.status, 400, bad);
+    assert.equal((await refused.json()).error.code, "bad_request");
+  }
 });

@@ -1,40 +1,7 @@
 import assert from "node:assert/strict";
-import { agentChatPort, agentEventsPort, createApp } from "../../web/mod.ts";
-import { systemClock } from "../../adapters/mod.ts";
-import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
-import { createTestKernel } from "../fakes/kernel.ts";
+import { reply } from "../fixtures/fake_llm.ts";
 import { TOKEN } from "./_deps.ts";
-
-/** A real Agent over the fake LLM, served by a real Deno.serve on 127.0.0.1. */
-function serveAgent() {
-  const llm = startFakeOpenAI();
-  const kernel = createTestKernel({ sources: [{ name: "fake", server: llm }] });
-  kernel.agent.tools.register({
-    name: "remember_this",
-    description: "A tool the OpenAI endpoint must not offer",
-    parameters: { type: "object", properties: {} },
-    handler: () => "ok",
-  }, "test");
-  const app = createApp({
-    token: TOKEN,
-    clock: systemClock,
-    status: () => kernel.agent.status(),
-    chat: agentChatPort(kernel.agent),
-    events: agentEventsPort(kernel.agent),
-  });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
-  const base = `http://127.0.0.1:${server.addr.port}`;
-  return {
-    llm,
-    kernel,
-    base,
-    async [Symbol.asyncDispose]() {
-      await server.shutdown();
-      await kernel[Symbol.asyncDispose]();
-      await llm.close();
-    },
-  };
-}
+import { serveAgent } from "./_agent_server.ts";
 
 const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
 
@@ -55,7 +22,8 @@ Deno.test("POST /v1/chat/completions answers an OpenAI client from the agent, ou
   assert.match(body.id, /^chatcmpl-/);
   assert.deepEqual(body.choices, [{
     index: 0,
-    message: { role: "assistant", content: "Hello from HomeAgent" },
+    message: { role: "assistant", content: "Hello from HomeAgent", refusal: null },
+    logprobs: null,
     finish_reason: "stop",
   }]);
   assert.deepEqual(body.usage, { prompt_tokens: 21, completion_tokens: 4, total_tokens: 25 });
@@ -82,7 +50,14 @@ Deno.test("POST /v1/chat/completions answers an OpenAI client from the agent, ou
     body: JSON.stringify({ messages: [{ role: "assistant", content: "x" }] }),
   });
   assert.equal(bad.status, 400);
-  assert.equal((await bad.json()).error.code, "bad_request");
+  assert.deepEqual(await bad.json(), {
+    error: {
+      message: "messages: no user message",
+      type: "invalid_request_error",
+      param: "messages",
+      code: null,
+    },
+  });
 });
 
 Deno.test("POST /v1/chat/completions streams chunks, usage and [DONE] in the OpenAI wire format", async () => {

@@ -19,7 +19,8 @@ export async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
   }
   const response = await fetch(path, { ...init, headers, credentials: "same-origin" });
   const body = await response.json().catch(() => ({}));
-  if (response.status === 401) authed.value = false;
+  // 429 here is a wrong cookie from a throttled address: the login form explains it.
+  if (response.status === 401 || response.status === 429) authed.value = false;
   if (!response.ok) {
     const error = (body as { error?: { code?: string; message?: string } }).error;
     throw new ApiError(

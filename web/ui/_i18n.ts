@@ -18,7 +18,16 @@ const EN = {
   token: "Access token",
   login: "Log in",
   badToken: "Wrong token",
-  tooMany: "Too many failed attempts; try again later",
+  tooMany: "Too many wrong tokens were tried from this address, so wrong tokens are refused " +
+    "for {minutes} more. The right token still works: paste it, or open the login link that " +
+    "`homeagent serve` printed.",
+  loginLinkWrong: "The token in that login link is not this daemon's token. Paste the token, " +
+    "or open the link that `homeagent serve` printed most recently.",
+  loginCrossSite: "That login link was opened from another website, so it was not used (a web " +
+    "page must not be able to try tokens for you). Open the link directly, or paste the token.",
+  minutes: "{n} minutes",
+  minute: "1 minute",
+  seconds: "{n} seconds",
   idle: "idle",
   busy: "working",
   reasoning: "Reasoning",
@@ -86,7 +95,16 @@ const ZH: Record<TextKey, string> = {
   token: "访问令牌",
   login: "登录",
   badToken: "令牌错误",
-  tooMany: "失败次数过多，请稍后再试",
+  tooMany:
+    "此地址尝试了太多错误的令牌，接下来 {minutes}内错误的令牌都会被拒绝。正确的令牌仍然有效：" +
+    "请粘贴它，或打开 `homeagent serve` 打印的登录链接。",
+  loginLinkWrong: "该登录链接中的令牌不是本守护进程的令牌。请粘贴令牌，或打开 `homeagent serve` " +
+    "最近一次打印的链接。",
+  loginCrossSite:
+    "该登录链接是从其他网站打开的，因此未被使用（网页不能替你尝试令牌）。请直接打开该链接，或粘贴令牌。",
+  minutes: "{n} 分钟",
+  minute: "1 分钟",
+  seconds: "{n} 秒",
   idle: "空闲",
   busy: "工作中",
   reasoning: "推理过程",
@@ -148,7 +166,15 @@ export function toggleLang(): void {
   document.documentElement.lang = lang.value === "zh" ? "zh-CN" : "en";
 }
 
-/** The text of `key` in the current language. */
-export function t(key: TextKey): string {
-  return (lang.value === "zh" ? ZH : EN)[key];
+/** The text of `key` in the current language, with each `{name}` replaced from `vars`. */
+export function t(key: TextKey, vars: Record<string, string | number> = {}): string {
+  const text = (lang.value === "zh" ? ZH : EN)[key];
+  return text.replace(/\{(\w+)\}/g, (all, name: string) => String(vars[name] ?? all));
+}
+
+/** A wait in words: "10 minutes", "1 minute", "45 seconds" (in the current language). */
+export function waitText(seconds: number): string {
+  if (seconds < 60) return t("seconds", { n: seconds });
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? t("minute") : t("minutes", { n: minutes });
 }

@@ -2,7 +2,7 @@
 import { h, render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, authed, messageOf } from "./_api.ts";
-import { lang, t, type TextKey, toggleLang } from "./_i18n.ts";
+import { lang, t, type TextKey, toggleLang, waitText } from "./_i18n.ts";
 import { ChatView, connectEvents, kernelState } from "./_chat.ts";
 import { MemoryView } from "./_memory.ts";
 import { AgentsView, KnowledgeView, LlmView, PluginsView, SettingsView } from "./_panels.ts";
@@ -18,9 +18,46 @@ const VIEWS = {
 } as const;
 type View = keyof typeof VIEWS;
 
+/** Text with `command` spans shown as code, as the UI strings write them. */
+function rich(text: string) {
+  return text.split("`").map((part, i) => i % 2 === 1 ? h("code", { key: i }, part) : part);
+}
+
+/** Why the login form is shown: what the server said about a login link or the last try. */
+type Notice =
+  | { kind: "none" }
+  | { kind: "wrong" | "link_wrong" | "cross_site" }
+  | { kind: "throttled"; seconds: number };
+
+/** The notice the server put on the page for a failed `/?token=` link, once. */
+function noticeFromPage(): Notice {
+  const { login, retryAfter } = document.body.dataset;
+  if (login === undefined) return { kind: "none" };
+  history.replaceState(null, "", "/"); // the failed token leaves the address bar
+  if (login === "throttled") return { kind: "throttled", seconds: Number(retryAfter) || 60 };
+  return { kind: login === "cross_site" ? "cross_site" : "link_wrong" };
+}
+
+function noticeText(notice: Notice): string {
+  switch (notice.kind) {
+    case "none":
+      return "";
+    case "wrong":
+      return t("badToken");
+    case "link_wrong":
+      return t("loginLinkWrong");
+    case "cross_site":
+      return t("loginCrossSite");
+    case "throttled":
+      return t("tooMany", { minutes: waitText(notice.seconds) });
+  }
+}
+
+const pageNotice = noticeFromPage();
+
 function Login() {
   const [token, setToken] = useState("");
-  const [error, setError] = useState("");
+  const [notice, setNotice] = useState<Notice>(pageNotice);
   const submit = async (e: Event) => {
     e.preventDefault();
     const response = await fetch("/login", {
@@ -29,13 +66,17 @@ function Login() {
       body: JSON.stringify({ token }),
     });
     if (response.ok) authed.value = true;
-    else setError(response.status === 429 ? t("tooMany") : t("badToken"));
+    else if (response.status === 429) {
+      const seconds = Number(response.headers.get("retry-after")) || 60;
+      setNotice({ kind: "throttled", seconds });
+    } else setNotice({ kind: "wrong" });
   };
+  const text = noticeText(notice);
   return h(
     "form",
     { id: "login", class: "login stack", onSubmit: submit },
     h("h2", null, t("loginTitle")),
-    h("p", { class: "hint" }, t("loginHint")),
+    h("p", { class: "hint" }, rich(t("loginHint"))),
     h("input", {
       id: "token",
       type: "password",
@@ -45,7 +86,7 @@ function Login() {
       onInput: (e: Event) => setToken((e.target as HTMLInputElement).value),
     }),
     h("button", { type: "submit" }, t("login")),
-    error && h("div", { class: "error" }, error),
+    text && h("div", { class: "error", "data-notice": notice.kind }, rich(text)),
   );
 }
 
