@@ -28,6 +28,7 @@ export {
 } from "./openai.ts";
 export { StreamedText } from "./_openai_turn.ts";
 export { settingType, UPLOAD_PATH } from "./_dashboard.ts";
+export { HttpError, type HttpErrorOptions } from "./_http.ts";
 export type * from "./ports.ts";
 export {
   agentChatPort,

@@ -110,3 +110,31 @@ Deno.test("Agent consolidation replies go to _consolidation_ and a preempted cal
   assert.deepEqual(outputs.map((e) => e.type === "output" && e.status), ["ok", "stopped"]);
   assert.equal(k.agent.context.size(), 2, "only the owner's turn entered the context window");
 });
+
+Deno.test("Agent cancels one input when its sender's signal aborts: running, queued or already aborted", async () => {
+  await using k = createScriptedAgent({ respond: holdSome });
+  const running = new AbortController();
+  const queued = new AbortController();
+  const a = k.inject("hold a", 0, { signal: running.signal });
+  await k.llm.waitForCalls(1);
+  const b = k.inject("b", 0, { signal: queued.signal });
+  const c = k.inject("c", 0);
+  queued.abort();
+  // The waiting input leaves the queue at once, before the running turn ends.
+  assert.deepEqual(k.replies.get(b)!.map((r) => r.status), ["stopped"]);
+  assert.equal(k.agent.status().pending, 1);
+  running.abort();
+  assert.equal((await k.reply(a)).status, "stopped");
+  assert.equal((await k.reply(c)).status, "ok", "the others run as usual");
+  const gone = AbortSignal.abort();
+  const d = k.inject("d", 0, { signal: gone });
+  assert.equal((await k.reply(d)).status, "stopped");
+  await k.agent.whenIdle();
+  assert.deepEqual(k.llm.calls.map((x) => inputText(x.request)), ["hold a", "c"]);
+  // A signal that aborts after its turn finished changes nothing.
+  const late = new AbortController();
+  const e = k.inject("e", 0, { signal: late.signal });
+  assert.equal((await k.reply(e)).status, "ok");
+  late.abort();
+  assert.equal(k.replies.get(e)!.length, 1);
+});

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import { createApp, HttpError, openAIError, StreamedText } from "../../web/mod.ts";
 import { reply } from "../fixtures/fake_llm.ts";
-import { TOKEN } from "./_deps.ts";
+import { fakeWeb, TOKEN } from "./_deps.ts";
 import { serveAgent } from "./_agent_server.ts";
 
 const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
@@ -93,4 +94,64 @@ Deno.test("POST /v1/chat/completions streams chunks, usage and [DONE] in the Ope
     total_tokens: 15,
   });
   assert.equal(s.kernel.agent.context.size(), 0);
+});
+
+Deno.test("openAIError maps HomeAgent codes through one table, keeping unknown ones", () => {
+  const overflow = openAIError(new HttpError(500, "context_length_exceeded", "Too long"));
+  assert.equal(overflow.status, 400);
+  assert.deepEqual(overflow.body.error, {
+    message: "Too long",
+    type: "invalid_request_error",
+    param: "messages",
+    code: "context_length_exceeded",
+  });
+  const none = openAIError(new HttpError(500, "no_provider", "No LLM source is configured"));
+  assert.equal(none.status, 503);
+  assert.equal(none.headers["x-should-retry"], "false");
+  const odd = openAIError(new HttpError(418, "teapot", "Short and stout"));
+  assert.equal(odd.status, 418);
+  assert.deepEqual(odd.body.error, {
+    message: "Short and stout",
+    type: "invalid_request_error",
+    param: null,
+    code: "teapot",
+  });
+  assert.equal(openAIError(new Error("boom")).body.error.type, "server_error");
+});
+
+Deno.test("POST /v1/chat/completions answers a full queue with 429 rate_limit_exceeded", async () => {
+  const fake = fakeWeb();
+  const app = createApp({
+    ...fake.deps,
+    chat: {
+      inject: () => ({ accepted: false, inputId: "x", reason: "The input queue is full" }),
+      stop: () => ({ wasRunning: false }),
+    },
+  });
+  const r = await app.request("/v1/chat/completions", {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+  });
+  assert.equal(r.status, 429);
+  const body = await r.json();
+  assert.equal(body.error.code, "rate_limit_exceeded");
+  assert.equal(body.error.type, "requests");
+});
+
+Deno.test("StreamedText sends a restarted attempt only past what the client has", () => {
+  const text = new StreamedText();
+  assert.equal(text.push({ text: "Hello ", reset: false }), "Hello ");
+  assert.equal(text.push({ text: "wor", reset: false }), "wor");
+  // A fallback starts over; the same words are not sent twice.
+  assert.equal(text.push({ text: "", reset: true }), "");
+  assert.equal(text.push({ text: "Hello w", reset: false }), "");
+  assert.equal(text.push({ text: "orld!", reset: false }), "ld!");
+  assert.equal(text.finish("Hello world! Bye."), " Bye.");
+  // An attempt that contradicts what was sent sends nothing more, and finish says so.
+  const other = new StreamedText();
+  other.push({ text: "Yes, ", reset: false });
+  assert.equal(other.push({ text: "No", reset: true }), "");
+  assert.equal(other.push({ text: ", never", reset: false }), "");
+  assert.equal(other.finish("No, never"), undefined);
 });
