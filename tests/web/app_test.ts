@@ -320,6 +320,6 @@ Deno.test("knowledgeBasePort serves the core KnowledgeBase with path names", asy
   ) {
     const refused = await app.request(`/api/v1/knowledge/${bad}`, { headers: bearer });
     assert.equal(refused.status, 400, bad);
-    assert.equal((await refused.json()).error.code, "bad_request");
+    assert.equal((await refused.json()).error.code, "bad_name");
   }
 });
