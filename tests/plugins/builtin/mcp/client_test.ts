@@ -8,7 +8,7 @@ import { startMcp, toyCommand } from "./_support.ts";
 
 Deno.test("mcp plugin offers server-everything's tools as <server>_<tool> and calls them", async () => {
   await using h = await startMcp({ everything: peerCommand("server-everything") });
-  assert.equal(h.plugin.servers()[0]!.state, "ready", h.plugin.servers()[0]!.error);
+  assert.equal(h.plugin.servers()[0]!.state, "ready", h.plugin.servers()[0]!.error ?? "");
   const echo = h.kernel.agent.tools.get("everything_echo")!;
   assert.equal(echo.plugin, "mcp");
   assert.match(echo.description, /^\[MCP\/everything\] /);
