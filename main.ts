@@ -24,6 +24,7 @@ import {
   type RegisteredTool,
   residentAgentsTool,
   ResidentPool,
+  SECRET_MASK,
   spawnChildTool,
 } from "./core/mod.ts";
 import {
@@ -58,6 +59,7 @@ import {
   commandName,
   ConfirmationRequired,
   confirmInstall,
+  createCfgmgrPlugin,
   createCliPlugin,
   createMcpPlugin,
   DaemonIndex,
@@ -75,6 +77,7 @@ import {
   readHmap,
   readManifest,
   registerMcpDefaults,
+  registerCfgmgrSettings,
   registerPluginDefaults,
   removeInstalled,
   reviewManifest,
@@ -107,7 +110,7 @@ Commands:
   chat [TEXT]                   talk to the running daemon; a REPL without TEXT
   stop                          stop the current turn
   status                        JSON status of the running daemon
-  config get KEY | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
+  config get KEY [--reveal] | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
   plugin list | install FILE.hmap [--yes] | uninstall NAME | reload NAME | enable NAME | disable NAME
   memory stats | recall QUERY | export FILE | import FILE   JSON: memory sizes, or what recall finds for QUERY
   eval memory --corpus F --questions F [--k 5,10] [--run-out F]
@@ -195,6 +198,7 @@ function openConfig(paths: HomePaths, logger: Logger) {
   registerMemoryDefaults(registry);
   registerPluginDefaults(registry);
   registerMcpDefaults(registry);
+  registerCfgmgrSettings(registry);
   return { store, registry };
 }
 
@@ -328,6 +332,10 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
       },
       index: { home: paths.root, directory: daemonIndex() },
     }));
+  plugins.registerFactory(
+    "cfgmgr",
+    () => createCfgmgrPlugin({ config: registry, plugins: () => plugins.list() }),
+  );
   await plugins.load();
   // The web app (web/): its SSE hub is closed before the server so open streams end.
   const hub = new EventHub({ clock: systemClock });
@@ -499,8 +507,8 @@ async function config(home: string, args: string[], reveal: boolean): Promise<nu
   try {
     switch (action) {
       case "get":
-        if (!key) throw new UsageError(`Usage: ${cli} config get KEY`);
-        console.log(JSON.stringify(registry.get(key)));
+        if (!key) throw new UsageError(`Usage: ${cli} config get KEY [--reveal]`);
+        console.log(JSON.stringify(shownValue(registry, key, reveal)));
         return 0;
       case "set":
         if (!key || valueParts.length === 0) {
@@ -524,6 +532,13 @@ async function config(home: string, args: string[], reveal: boolean): Promise<nu
   } finally {
     store.close();
   }
+}
+
+/** The value of `key` as `config get` prints it: a secret masked, as `config list` does. */
+function shownValue(registry: ConfigRegistry, key: string, reveal: boolean): unknown {
+  const value = registry.get(key);
+  const hidden = registry.describe(key).secret && !reveal && value !== "";
+  return hidden ? SECRET_MASK : value;
 }
 
 /** `eval memory`: DESIGN.md §8, over a fresh memory in a temporary folder. */

@@ -41,4 +41,10 @@ export {
   registerMcpDefaults,
 } from "./builtin/mcp/config.ts";
 export type { McpServerInfo, McpServerState } from "./builtin/mcp/connection.ts";
+export {
+  type CfgmgrOptions,
+  type ConfigAccess,
+  createCfgmgrPlugin,
+  registerCfgmgrSettings,
+} from "./builtin/cfgmgr/mod.ts";
 export * from "./host/mod.ts";

@@ -5,6 +5,7 @@ import type { SourceConfig } from "../llm_sources.ts";
 import type { Clock, ConfigStore, Logger } from "../ports.ts";
 import {
   type ConfigDefinition,
+  type ConfigDescription,
   type ConfigEntry,
   type ConfigListener,
   type ConfigListOptions,
@@ -21,7 +22,13 @@ import {
   tableOf,
   unknownKey,
 } from "./_keys.ts";
-import { type JsonSchemaLike, jsonSchemaOf, parseText, refusalReason } from "./_schema_text.ts";
+import {
+  describeExpected,
+  type JsonSchemaLike,
+  jsonSchemaOf,
+  parseText,
+  refusalReason,
+} from "./_schema_text.ts";
 import {
   buildSource,
   orderSources,
@@ -153,6 +160,21 @@ export class ConfigRegistry {
     return [...entries].filter(([key]) => key.startsWith(prefix))
       .sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
       .map(([key, definition]) => this.#entry(key, definition, options.reveal ?? false));
+  }
+
+  /** The definition behind `key` (a key or its pattern). Throws ConfigError when unknown. */
+  describe(key: string): ConfigDescription {
+    const definition = this.#exact.get(key) ?? this.#patterns.find((d) => d.key === key) ??
+      this.#definition(key);
+    return describeDefinition(definition);
+  }
+
+  /** Every definition whose key or pattern starts with `prefix`, sorted by key. */
+  definitions(prefix = ""): ConfigDescription[] {
+    return [...this.#exact.values(), ...this.#patterns]
+      .filter((d) => d.key.startsWith(prefix))
+      .sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+      .map(describeDefinition);
   }
 
   /** Subscribe to changes; returns the unsubscribe function. Listener errors are logged. */
@@ -319,6 +341,28 @@ export class ConfigRegistry {
     this.#warned.set(key, seen.add(signature));
     warn();
   }
+}
+
+function describeDefinition(definition: Definition): ConfigDescription {
+  const expected = describeExpected(definition.jsonSchema);
+  const { secret } = definition;
+  return {
+    key: definition.key,
+    description: definition.description,
+    default: secret && definition.default !== ""
+      ? SECRET_MASK
+      : structuredClone(definition.default),
+    secret,
+    restart: definition.restart,
+    ...(expected !== undefined ? { expected } : {}),
+    ...(definition.jsonSchema ? { schema: withoutMeta(definition.jsonSchema) } : {}),
+  };
+}
+
+/** The schema without `$schema` and a secret-revealing `default` (zod copies defaults in). */
+function withoutMeta(schema: JsonSchemaLike): Record<string, unknown> {
+  const { $schema: _, default: __, ...rest } = schema as Record<string, unknown>;
+  return rest;
 }
 
 function decode(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {

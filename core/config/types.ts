@@ -34,6 +34,20 @@ export interface ConfigEntry {
   problem?: string;
 }
 
+/** A definition as describe() and definitions() report it; a secret's default is masked. */
+export interface ConfigDescription {
+  /** The key, or the pattern (`core.llm.sources.*.api_key`) it was defined as. */
+  key: string;
+  description: string;
+  default: unknown;
+  secret: boolean;
+  restart: boolean;
+  /** What a value looks like, in words ("an integer between 1 and 100"), when it can be said. */
+  expected?: string;
+  /** The JSON Schema of a value, when zod can express it. */
+  schema?: Record<string, unknown>;
+}
+
 /** Options of list(). */
 export interface ConfigListOptions {
   /** Show secret values instead of a mask. */
