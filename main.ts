@@ -15,6 +15,7 @@ import {
   dayOf,
   errorMessage,
   HomeAgentError,
+  type KernelNoticeKind,
   llmTools,
   type Logger,
   type MemoryDocument,
@@ -76,8 +77,8 @@ import {
   PROGRAM,
   readHmap,
   readManifest,
-  registerMcpDefaults,
   registerCfgmgrSettings,
+  registerMcpDefaults,
   registerPluginDefaults,
   removeInstalled,
   reviewManifest,
@@ -229,6 +230,8 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     dir: adapterDir,
   });
   const usage = new SqliteUsageStore({ path: join(paths.root, "usage.db") });
+  // Kernel notices (L4) need the agent, built after the providers and the memory tiers.
+  const notices = kernelNotices();
   const providers = new ProviderManager({
     clock: systemClock,
     logger: logger.child({ component: "providers" }),
@@ -242,6 +245,13 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     retryDelayMs: registry.get<number>("core.llm.retry_delay_ms"),
     usage,
     command: cli,
+    onUnusable: (source, error) =>
+      notices.send(
+        "provider_unusable",
+        source,
+        `LLM source "${source}" is unusable until its settings change: ${error.message}. ` +
+          `Tell the owner to fix core.llm.sources.${source}.* (${cli} config set).`,
+      ),
   });
   // The memory tiers read each tool's memory policy from the agent built just after them.
   const late: { tools?: () => RegisteredTool[] } = {};
@@ -249,7 +259,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     paths,
     config: registry,
     clock: systemClock,
-    logger,
+    logger: notices.storeLogger(logger),
     toolPolicy: (name) => late.tools?.().find((t) => t.name === name),
   });
   const agent = new Agent({
@@ -266,6 +276,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     ],
   });
   late.tools = () => agent.allTools();
+  notices.attach(agent);
   // Text log of every turn and the memory heartbeats; LLM decisions go through consolidation.
   await memory.upkeep.attach({
     stages: agent.stages,
@@ -424,6 +435,43 @@ function mcpClientPlugin(registry: ConfigRegistry) {
     version: denoJson.version,
     path: env.PATH,
   });
+}
+
+/**
+ * Kernel notices raised before the agent exists wait for it. The memory layer reports a store
+ * it could not open, and moved aside, as an error line carrying `movedTo`: each such line
+ * becomes a `store_failed` notice.
+ */
+function kernelNotices() {
+  let agent: Agent | undefined;
+  const early: [KernelNoticeKind, string, string][] = [];
+  const send = (kind: KernelNoticeKind, subject: string, text: string) => {
+    if (agent) agent.kernelNotice(kind, subject, text);
+    else early.push([kind, subject, text]);
+  };
+  const storeLogger = (base: Logger): Logger => {
+    const wrap = (logger: Logger): Logger => ({
+      debug: (msg, fields) => logger.debug(msg, fields),
+      info: (msg, fields) => logger.info(msg, fields),
+      warn: (msg, fields) => logger.warn(msg, fields),
+      error(msg, fields = {}) {
+        logger.error(msg, fields);
+        if (typeof fields.movedTo !== "string") return;
+        const file = String(fields.path ?? fields.file ?? fields.movedTo);
+        send("store_failed", file, `${msg}: ${file} (moved to ${fields.movedTo}). Tell the owner.`);
+      },
+      child: (bindings) => wrap(logger.child(bindings)),
+    });
+    return wrap(base);
+  };
+  return {
+    send,
+    storeLogger,
+    attach(value: Agent) {
+      agent = value;
+      for (const [kind, subject, text] of early.splice(0)) agent.kernelNotice(kind, subject, text);
+    },
+  };
 }
 
 /** The CLI socket's plugin frames, over the registry; install reads the file the client names. */

@@ -2,7 +2,7 @@
  * The Agent: the kernel assembled from its parts. Every input enters its Scheduler; the
  * EventLoop runs one turn at a time, preempting for higher-level interrupts.
  */
-import { EventBus } from "./events.ts";
+import { EventBus, type KernelNoticeKind } from "./events.ts";
 import type { Clock, Logger } from "./ports.ts";
 import { StageHost } from "./stages.ts";
 import { type RegisteredTool, ToolRegistry } from "./tools.ts";
@@ -93,6 +93,8 @@ export class Agent {
   readonly #loop: EventLoop;
   readonly #replyTo = new Map<string, (reply: Reply) => void>();
   readonly #noticeTo = new Map<string, (text: string) => void>();
+  /** Kernel notices in flight, by kind and subject. */
+  readonly #notices = new Set<string>();
   #closed = false;
 
   constructor(options: AgentOptions) {
@@ -154,6 +156,29 @@ export class Agent {
       options.priority ?? 0,
       true,
     );
+  }
+
+  /**
+   * A kernel fault the owner must hear of (a plugin that gave up restarting, a store that
+   * failed to open, an LLM source that went unusable): published as `kernel_notice` and
+   * injected at L4 from source "kernel", which no plugin can reach (external plugins are
+   * clamped to L3). One notice per kind and subject is in flight at a time; the injection
+   * happens on a later microtask, so a caller deep in a turn is never re-entered.
+   */
+  kernelNotice(kind: KernelNoticeKind, subject: string, text: string): void {
+    const key = `${kind}:${subject}`;
+    if (this.#closed || this.#notices.has(key)) return;
+    this.#notices.add(key);
+    this.events.publish({ type: "kernel_notice", kind, subject, text });
+    this.#options.logger.warn("Kernel notice", { kind, subject, text });
+    queueMicrotask(() => {
+      const result = this.#accept("kernel", text, {
+        channel: "kernel",
+        meta: { kernelNotice: kind, subject },
+        onReply: () => this.#notices.delete(key),
+      }, 4);
+      if (!result.accepted) this.#notices.delete(key);
+    });
   }
 
   /**

@@ -54,7 +54,12 @@ export type KernelEvent =
   }
   /** A bypassed stage handler answered its probe and runs again. */
   | { type: "stage_breaker"; plugin: string; stage: StageName; state: "closed" }
+  /** A kernel fault the owner must hear of; its text is injected at L4 from source "kernel". */
+  | { type: "kernel_notice"; kind: KernelNoticeKind; subject: string; text: string }
   | { type: "custom"; name: string; source: string; data: unknown };
+
+/** What a kernel notice is about (ARCHITECTURE.md: L4 is kernel-exclusive). */
+export type KernelNoticeKind = "plugin_gave_up" | "store_failed" | "provider_unusable";
 
 /** How a turn ended. */
 export type ReplyStatus = "ok" | "short_circuit" | "error" | "stopped" | "refused";

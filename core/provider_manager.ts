@@ -63,6 +63,8 @@ export interface ProviderManagerOptions {
   countTokens?: TokenCounter;
   /** How the owner runs the command line, named in the no-source advice (default `homeagent`). */
   command?: string;
+  /** A source became unusable (refused its key, or cannot be built) until its config changes. */
+  onUnusable?(source: string, error: ProviderError): void;
 }
 
 /** Observes one call. Exceptions thrown by a listener are logged and otherwise ignored. */
@@ -328,7 +330,7 @@ export class ProviderManager {
     entry.lastFailed = true;
     entry.lastError = attempt.error.message;
     entry.lastErrorAt = this.#options.clock.now();
-    if (attempt.error.kind === "auth") entry.unusable = attempt.error;
+    if (attempt.error.kind === "auth") this.#unusable(provider.name, entry, attempt.error);
     return attempt;
   }
 
@@ -363,8 +365,14 @@ export class ProviderManager {
       );
       entry.lastError = entry.unusable.message;
       entry.lastErrorAt = this.#options.clock.now();
+      this.#unusable(source.name, entry, entry.unusable);
     }
     return entry;
+  }
+
+  #unusable(source: string, entry: Entry, error: ProviderError): void {
+    entry.unusable = error;
+    notify(this.#options.logger, () => this.#options.onUnusable?.(source, error));
   }
 
   #unbuilt(source: SourceConfig): ProviderError {

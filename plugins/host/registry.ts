@@ -261,6 +261,13 @@ export class PluginRegistry {
       entry.state = "failed";
       entry.error = `Gave up after ${decision.crashes} crashes in 5 minutes (last: ${reason})`;
       logger.error("Plugin crashed; giving up", { plugin: entry.name, reason });
+      agent.kernelNotice(
+        "plugin_gave_up",
+        entry.name,
+        `Plugin "${entry.name}" crashed ${decision.crashes} times in 5 minutes and will not be ` +
+          `restarted (last: ${reason}); its tools are gone until "homeagent plugin reload ` +
+          `${entry.name}". Tell the owner.`,
+      );
       return;
     }
     entry.state = "restarting";

@@ -114,6 +114,10 @@ Deno.test("A crash detaches registrations, publishes plugin_crashed, restarts af
     plugin: "echo",
     reason: "exited with code 3",
   });
+  const notices = h.kernel.events.filter((e) => e.type === "kernel_notice");
+  assert.equal(notices.length, 1, "only giving up is the owner's business, at L4");
+  assert.deepEqual([notices[0]!.kind, notices[0]!.subject], ["plugin_gave_up", "echo"]);
+  await waitFor(() => h.kernel.events.some((e) => e.type === "output" && e.channel === "kernel"));
 });
 
 Deno.test("Crashes older than 5 minutes are forgotten", async () => {
