@@ -46,7 +46,7 @@ Deno.test("deno task install puts a working homeagent on PATH, and every hint na
   const unknown = await homeagent("config", "set", "core.zzzz.qqqq", "1", "--home", `${home}`);
   assert.match(unknown.stderr, /run "homeagent config list" to see the known keys/);
   const usage = await homeagent("config", "get", "--home", `${home}`);
-  assert.equal(usage.stderr, "error: Usage: homeagent config get KEY\n");
+  assert.equal(usage.stderr, "error: Usage: homeagent config get KEY [--reveal]\n");
 
   const serve = new Deno.Command("homeagent", {
     args: ["serve", "--home", `${home}`, "--port", "0"],
