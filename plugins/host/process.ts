@@ -61,7 +61,7 @@ export class PluginProcess {
   #stopping = false;
   #disconnected: string | undefined;
   #exited: Promise<ExitInfo>;
-  #readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
+  #readers: ReadableStreamBYOBReader[] = [];
   #pumps: Promise<void>[] = [];
 
   /** Spawn the child; throws PluginError when the command cannot start. */
@@ -248,14 +248,20 @@ export class PluginProcess {
     return info;
   }
 
+  /**
+   * Read `stream` into one reused buffer (a BYOB reader): the default reader allocates a fresh
+   * 64 KiB chunk per read, on the path of every answer. `onChunk` must not keep the chunk.
+   */
   async #pump(stream: ReadableStream<Uint8Array>, onChunk: (chunk: Uint8Array) => void) {
-    const reader = stream.getReader();
+    const reader = stream.getReader({ mode: "byob" });
     this.#readers.push(reader);
+    let buffer = new ArrayBuffer(64 * 1024);
     try {
       for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
+        const { value, done } = await reader.read(new Uint8Array(buffer));
+        if (done || !value) return;
         onChunk(value);
+        buffer = value.buffer;
       }
     } catch {
       // cancelled after exit

@@ -12,6 +12,7 @@ import {
   type PluginSDK,
   type StageName,
   STAGES,
+  type ToolResult,
 } from "../../core/mod.ts";
 import {
   type Capability,
@@ -237,16 +238,14 @@ class Bridge {
           timeoutMs: toolTimeout,
           parallelSafe: def.parallelSafe === true,
           noMemory: def.noMemory === true,
-          handler: async (args, context) =>
-            await this.#proc().request("tool.call", {
+          // The request's own promise, not an async wrapper: each await is a hop on every call.
+          handler: (args, context) =>
+            this.#proc().request("tool.call", {
               name: def.name,
               args,
               turnId: context.turnId,
               callId: context.callId,
-            }, { timeoutMs: toolTimeout, signal: context.signal }) as {
-              content: string;
-              isError?: boolean;
-            },
+            }, { timeoutMs: toolTimeout, signal: context.signal }) as Promise<ToolResult>,
         });
         return;
       }

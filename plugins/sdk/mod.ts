@@ -73,6 +73,8 @@ export interface PluginIo {
   /** Read into `buffer`; the byte count, or null at end of input. */
   read(buffer: Uint8Array): Promise<number | null>;
   write(bytes: Uint8Array): void;
+  /** `write` is synchronous: done with the bytes when it returns (stdio's is). */
+  synchronous?: boolean;
 }
 
 /** Options of createPlugin. */
@@ -168,6 +170,7 @@ export function createPlugin(options: CreatePluginOptions): PluginBuilder {
     async serve(io = stdio()) {
       const peer: JsonRpcPeer = new JsonRpcPeer({
         write: io.write,
+        reuseBuffer: io.synchronous === true,
         onRequest: (method, params, id) => handle(method, params, id),
         onNotification: (method, params) => {
           const p = params as Record<string, unknown> | undefined;
@@ -223,23 +226,21 @@ export function createPlugin(options: CreatePluginOptions): PluginBuilder {
         init = { kernelVersion: p.kernelVersion, dataDir: p.dataDir, settings: p.settings };
         return { protocolVersion: PROTOCOL_VERSION, name: options.name, version: options.version };
       };
-      const callTool = async (p: KernelToPlugin["tool.call"]["params"], id: number | string) => {
+      // A handler that answers at once is answered without a promise (every hop is on the
+      // round trip of every call); one that returns a promise can be cancelled meanwhile.
+      const callTool = (p: KernelToPlugin["tool.call"]["params"], id: number | string) => {
         const handler = tools.get(p.name);
         if (!handler) throw new RpcError(ErrorCode.invalidParams, `Unknown tool "${p.name}"`);
         const controller = new AbortController();
-        running.set(id, controller);
+        let out: ReturnType<ToolHandler>;
         try {
-          const out = await handler(p.args, {
-            turnId: p.turnId,
-            callId: p.callId,
-            signal: controller.signal,
-          });
-          return typeof out === "string" ? { content: out } : out;
+          out = handler(p.args, { turnId: p.turnId, callId: p.callId, signal: controller.signal });
         } catch (error) {
-          return { content: error instanceof Error ? error.message : String(error), isError: true };
-        } finally {
-          running.delete(id);
+          return toolError(error);
         }
+        if (!(out instanceof Promise)) return toolResult(out);
+        running.set(id, controller);
+        return out.then(toolResult, toolError).finally(() => running.delete(id));
       };
       const buffer = new Uint8Array(64 * 1024);
       try {
@@ -247,6 +248,9 @@ export function createPlugin(options: CreatePluginOptions): PluginBuilder {
           const n = await io.read(buffer);
           if (n === null) break;
           peer.receive(buffer.subarray(0, n)); // the splitter copies what it keeps
+          // Let the answers of this chunk go out (their write is queued as a microtask) before
+          // the next read is started: the read's set-up would otherwise delay every reply.
+          await null;
         }
       } finally {
         peer.close();
@@ -254,6 +258,14 @@ export function createPlugin(options: CreatePluginOptions): PluginBuilder {
     },
   };
   return builder;
+}
+
+function toolResult(out: string | WireToolResult): WireToolResult {
+  return typeof out === "string" ? { content: out } : out;
+}
+
+function toolError(error: unknown): WireToolResult {
+  return { content: error instanceof Error ? error.message : String(error), isError: true };
 }
 
 function kernelClient(peer: JsonRpcPeer): KernelClient {
@@ -271,6 +283,7 @@ function kernelClient(peer: JsonRpcPeer): KernelClient {
 export function stdio(): PluginIo {
   return {
     read: (buffer) => Deno.stdin.read(buffer),
+    synchronous: true,
     write(bytes) {
       let written = 0;
       try {

@@ -31,6 +31,11 @@ export type SetTimer = (ms: number, fn: () => void) => () => void;
 export interface JsonRpcPeerOptions {
   /** Write `frames` frames (as bytes) to the other side; must not throw (catch a broken pipe inside). */
   write(bytes: Uint8Array, frames: number): void;
+  /**
+   * `write` is done with `bytes` when it returns (a synchronous write): the peer then encodes
+   * into one buffer it reuses, instead of allocating one per batch.
+   */
+  reuseBuffer?: boolean;
   onRequest: RequestHandler;
   onNotification?: NotificationHandler;
   /** A malformed, oversized or unexpected frame: logged by the owner. */
@@ -57,15 +62,19 @@ export interface RequestOptions {
 interface Pending {
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  method: string;
   /** Deadline on the peer's clock, when the request has a timeout. */
   deadline?: number;
-  onTimeout?: () => void;
-  cancelTimer?: () => void;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onAbort?: () => void;
 }
 
 const encoder = new TextEncoder();
 /** Frames of one tick go out in one write up to about this many characters. */
 const BATCH_CHARS = 64 * 1024;
+/** Size of the reused output buffer (`reuseBuffer`): a full batch of ASCII frames. */
+const REUSED_BYTES = 3 * BATCH_CHARS;
 const defaultTimer: SetTimer = (ms, fn) => {
   const id = setTimeout(fn, ms);
   return () => clearTimeout(id);
@@ -79,6 +88,7 @@ export class JsonRpcPeer {
   #nextId = 1;
   #out: string[] = [];
   #outLength = 0;
+  #scratch: Uint8Array | undefined;
   #flushScheduled = false;
   #closed: Error | undefined;
   #maxFrameBytes: number;
@@ -116,39 +126,43 @@ export class JsonRpcPeer {
         ),
       );
     }
+    // Every tool call runs through here: one object per call, no closure but the abort
+    // listener, no async wrapper (each allocation and hop is on the call's round trip).
     const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      const entry: Pending = { resolve, reject };
-      const fail = (error: RpcError) => {
-        if (!this.#pending.delete(id)) return;
-        entry.cancelTimer?.();
-        this.notify("$/cancel", { id });
-        reject(error);
-      };
-      if (options.timeoutMs !== undefined) {
-        entry.deadline = this.#now() + options.timeoutMs;
-        entry.onTimeout = () =>
-          fail(
-            new RpcError(
-              ErrorCode.timeout,
-              `Call "${method}" timed out after ${options.timeoutMs} ms`,
-            ),
-          );
-        this.#arm(entry.deadline);
-      }
-      if (options.signal) {
-        const onAbort = () =>
-          fail(new RpcError(ErrorCode.cancelled, `Call "${method}" was cancelled`));
-        options.signal.addEventListener("abort", onAbort, { once: true });
-        const cancelTimer = entry.cancelTimer;
-        entry.cancelTimer = () => {
-          cancelTimer?.();
-          options.signal?.removeEventListener("abort", onAbort);
-        };
-      }
-      this.#pending.set(id, entry);
-      this.#send({ jsonrpc: "2.0", id, method, params });
-    });
+    const { promise, resolve, reject } = Promise.withResolvers<unknown>();
+    const entry: Pending = { resolve, reject, method };
+    const { timeoutMs, signal } = options;
+    if (timeoutMs !== undefined) {
+      entry.timeoutMs = timeoutMs;
+      entry.deadline = this.#now() + timeoutMs;
+      this.#arm(entry.deadline);
+    }
+    if (signal) {
+      entry.signal = signal;
+      entry.onAbort = () =>
+        this.#giveUp(id, new RpcError(ErrorCode.cancelled, `Call "${method}" was cancelled`));
+      signal.addEventListener("abort", entry.onAbort);
+    }
+    this.#pending.set(id, entry);
+    this.#send({ jsonrpc: "2.0", id, method, params });
+    return promise;
+  }
+
+  /** Forget call `id` (timed out or cancelled): tell the other side and reject the caller. */
+  #giveUp(id: number | string, error: RpcError): void {
+    const entry = this.#take(id);
+    if (!entry) return;
+    this.notify("$/cancel", { id });
+    entry.reject(error);
+  }
+
+  /** Remove call `id` from the pending set with its abort listener; undefined when gone. */
+  #take(id: number | string): Pending | undefined {
+    const entry = this.#pending.get(id);
+    if (!entry) return undefined;
+    this.#pending.delete(id);
+    if (entry.onAbort) entry.signal!.removeEventListener("abort", entry.onAbort);
+    return entry;
   }
 
   /** Send a notification (no response). Dropped silently after close. */
@@ -187,10 +201,13 @@ export class JsonRpcPeer {
     this.#sweep = undefined;
     const now = this.#now();
     let next = Infinity;
-    for (const entry of [...this.#pending.values()]) {
+    for (const [id, entry] of [...this.#pending]) {
       if (entry.deadline === undefined) continue;
-      if (entry.deadline <= now) entry.onTimeout?.();
-      else next = Math.min(next, entry.deadline);
+      if (entry.deadline > now) next = Math.min(next, entry.deadline);
+      else {
+        const message = `Call "${entry.method}" timed out after ${entry.timeoutMs} ms`;
+        this.#giveUp(id, new RpcError(ErrorCode.timeout, message));
+      }
     }
     if (next !== Infinity && !this.#closed) this.#arm(next);
   }
@@ -201,11 +218,7 @@ export class JsonRpcPeer {
     this.#closed = error;
     this.#sweep?.cancel();
     this.#sweep = undefined;
-    for (const [id, entry] of this.#pending) {
-      this.#pending.delete(id);
-      entry.cancelTimer?.();
-      entry.reject(error);
-    }
+    for (const id of [...this.#pending.keys()]) this.#take(id)!.reject(error);
   }
 
   #line(line: string): void {
@@ -245,14 +258,12 @@ export class JsonRpcPeer {
       }
       return this.#invalid(frame);
     }
-    const entry = this.#pending.get(id);
+    const entry = this.#take(id);
     if (!entry) {
       // A late answer to a call that timed out, or a made-up one: never answered.
       this.#options.onProtocolError?.("Unexpected response; no call has this id", { id });
       return;
     }
-    this.#pending.delete(id);
-    entry.cancelTimer?.();
     if ("error" in f) {
       const e = f.error as Partial<RpcErrorObject> | undefined;
       entry.reject(
@@ -347,6 +358,14 @@ export class JsonRpcPeer {
     if (frames.length === 0) return;
     this.#out = [];
     this.#outLength = 0;
-    this.#options.write(encoder.encode(frames.join("\n") + "\n"), frames.length);
+    const text = frames.length === 1 ? frames[0] + "\n" : frames.join("\n") + "\n";
+    this.#options.write(this.#encode(text), frames.length);
+  }
+
+  #encode(text: string): Uint8Array {
+    // At most 3 bytes per UTF-16 unit; a batch too large for the buffer gets its own.
+    if (!this.#options.reuseBuffer || text.length * 3 > REUSED_BYTES) return encoder.encode(text);
+    this.#scratch ??= new Uint8Array(REUSED_BYTES);
+    return this.#scratch.subarray(0, encoder.encodeInto(text, this.#scratch).written);
   }
 }

@@ -6,6 +6,12 @@
  * registered tool's handler: kernel → JSON-RPC `tool.call` frame on the child's stdin → the
  * SDK answers on stdout → the promise resolves. 200 warm-up calls, then 5,000 samples.
  *
+ * `plugin_rpc_vs_pipe_ratio`: that p50 over `plugin_pipe_rtt_p50_us`, the p50 of a bare pipe
+ * round trip measured the same way in the same run: a Deno child that copies its stdin to its
+ * stdout with the calls the SDK's stdio() makes, driven through a stdin writer and a BYOB stdout
+ * reader as the host reads plugins, with a line the size of a `tool.call` frame. The two kinds
+ * of sample are taken in alternating blocks, so both see the same load on the machine.
+ *
  * `plugin_rpc_calls_per_s`: 8 concurrent callers, 20,000 calls in all.
  *
  * `plugin_restart_ms`: the child is killed (SIGKILL); from the kill to `echo_say` registered
@@ -20,6 +26,66 @@ const SAMPLES = 5000;
 const CONCURRENT = 8;
 const TOTAL = 20_000;
 const RESTARTS = 10;
+const BLOCKS = 20;
+
+/** The bare pipe's child: copies stdin to stdout with the calls the SDK's stdio() uses. */
+const ECHO_CHILD = `const buffer = new Uint8Array(65536);
+for (;;) {
+  const n = await Deno.stdin.read(buffer);
+  if (n === null) break;
+  const bytes = buffer.subarray(0, n);
+  let written = 0;
+  while (written < n) written += Deno.stdout.writeSync(bytes.subarray(written));
+}`;
+
+/** A bare stdin/stdout round trip to a child, through the stream API the host uses. */
+interface PipePing extends AsyncDisposable {
+  ping(): Promise<void>;
+}
+
+function startPipe(): PipePing {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      "--no-config",
+      "--quiet",
+      `data:application/javascript,${encodeURIComponent(ECHO_CHILD)}`,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.getReader({ mode: "byob" });
+  let buffer = new ArrayBuffer(64 * 1024);
+  // The size of a tool.call frame for echo_say, so both carry the same bytes.
+  const line = new TextEncoder().encode(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tool.call",
+      params: { name: "echo_say", args: { text: "ping" }, turnId: "bench", callId: "c" },
+    }) + "\n",
+  );
+  return {
+    async ping() {
+      writer.write(line).catch(() => {});
+      let seen = 0;
+      while (seen < line.length) {
+        const { value, done } = await reader.read(new Uint8Array(buffer));
+        if (done || !value) throw new Error("the echo child exited");
+        seen += value.length;
+        buffer = value.buffer;
+      }
+    },
+    async [Symbol.asyncDispose]() {
+      await writer.close().catch(() => {});
+      await reader.cancel().catch(() => {});
+      await child.status;
+    },
+  };
+}
 
 function tool(h: Awaited<ReturnType<typeof createHarness>>): RegisteredTool {
   const found = h.kernel.agent.tools.get("echo_say");
@@ -33,12 +99,23 @@ async function rpc(): Promise<Record<string, Figure>> {
   await using h = await createHarness(["echo"]);
   const say = tool(h);
   const args = { text: "ping" };
-  for (let i = 0; i < WARMUP; i++) await say.handler(args, context);
-  const samples: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) {
-    const start = performance.now();
+  await using pipe = startPipe();
+  for (let i = 0; i < WARMUP; i++) {
     await say.handler(args, context);
-    samples.push((performance.now() - start) * 1000);
+    await pipe.ping();
+  }
+  const samples: number[] = [];
+  const pipeSamples: number[] = [];
+  const time = async (fn: () => unknown, into: number[]) => {
+    for (let i = 0; i < SAMPLES / BLOCKS; i++) {
+      const start = performance.now();
+      await fn();
+      into.push((performance.now() - start) * 1000);
+    }
+  };
+  for (let block = 0; block < BLOCKS; block++) {
+    await time(() => say.handler(args, context), samples);
+    await time(() => pipe.ping(), pipeSamples);
   }
   let next = 0;
   const started = performance.now();
@@ -49,6 +126,11 @@ async function rpc(): Promise<Record<string, Figure>> {
   return {
     plugin_rpc_p50_us: { value: round(quantile(samples, 0.5)), unit: "µs" },
     plugin_rpc_p99_us: { value: round(quantile(samples, 0.99)), unit: "µs" },
+    plugin_pipe_rtt_p50_us: { value: round(quantile(pipeSamples, 0.5)), unit: "µs" },
+    plugin_rpc_vs_pipe_ratio: {
+      value: round(quantile(samples, 0.5) / quantile(pipeSamples, 0.5), 2),
+      unit: "×",
+    },
     plugin_rpc_calls_per_s: { value: Math.round(TOTAL / seconds), unit: "calls/s" },
   };
 }
@@ -75,6 +157,8 @@ async function restart(): Promise<Figure> {
 export const figures: Record<string, () => Promise<Figure | Record<string, Figure>>> = {
   "plugin_rpc_p50_us": rpc,
   "plugin_rpc_p99_us": rpc,
+  "plugin_pipe_rtt_p50_us": rpc,
+  "plugin_rpc_vs_pipe_ratio": rpc,
   "plugin_rpc_calls_per_s": rpc,
   "plugin_restart_ms": restart,
 };

@@ -1,6 +1,12 @@
 /** JsonRpcPeer and the manifest, without processes: framing, errors, limits, timeouts. */
 import assert from "node:assert/strict";
-import { ErrorCode, JsonRpcPeer, LineSplitter, RpcError } from "../../plugins/sdk/mod.ts";
+import {
+  createPlugin,
+  ErrorCode,
+  JsonRpcPeer,
+  LineSplitter,
+  RpcError,
+} from "../../plugins/sdk/mod.ts";
 import { parseManifest } from "../../plugins/mod.ts";
 import { ManualClock } from "../fakes/clock.ts";
 
@@ -165,6 +171,122 @@ Deno.test("JsonRpcPeer times a request out on its clock, sends $/cancel, and rej
   await assert.rejects(pending, /gone/);
   await assert.rejects(a.request("echo"), /gone/);
   assert.equal(a.pending, 0);
+});
+
+Deno.test("JsonRpcPeer lets go of a call's signal once it is answered: a later abort sends nothing", async () => {
+  const { a, sentByA } = pair();
+  const controller = new AbortController();
+  const results = [];
+  for (let i = 0; i < 3; i++) {
+    results.push(await a.request("echo", i, { signal: controller.signal, timeoutMs: 1000 }));
+  }
+  assert.deepEqual(results, [0, 1, 2]);
+  const before = sentByA.length;
+  controller.abort();
+  await Promise.resolve();
+  assert.equal(sentByA.length, before, "no $/cancel for calls already answered");
+  assert.equal(a.pending, 0);
+});
+
+Deno.test("JsonRpcPeer with reuseBuffer encodes into one buffer, and a batch too large for it alone", async () => {
+  const written: string[] = [];
+  const buffers = new Set<ArrayBufferLike>();
+  const peer = new JsonRpcPeer({
+    write: (bytes) => {
+      buffers.add(bytes.buffer);
+      written.push(decoder.decode(bytes));
+    },
+    reuseBuffer: true,
+    onRequest: () => null,
+  });
+  peer.notify("a", { text: "中文" });
+  await Promise.resolve();
+  peer.notify("b", {});
+  await Promise.resolve();
+  assert.deepEqual(written, [
+    '{"jsonrpc":"2.0","method":"a","params":{"text":"中文"}}\n',
+    '{"jsonrpc":"2.0","method":"b","params":{}}\n',
+  ]);
+  assert.equal(buffers.size, 1, "both batches went out of the same buffer");
+  peer.notify("big", { data: "é".repeat(200_000) });
+  assert.equal(JSON.parse(written[2]!).params.data.length, 200_000);
+  assert.equal(buffers.size, 2, "the large frame got its own buffer");
+});
+
+/** A plugin's stdin and stdout in memory: `send` a frame in, `answer(id)` waits for its result. */
+function memoryIo() {
+  const inbox: Uint8Array[] = [];
+  let ended = false;
+  let wake = () => {};
+  const answers = new Map<unknown, PromiseWithResolvers<unknown>>();
+  const answerOf = (id: unknown) => {
+    if (!answers.has(id)) answers.set(id, Promise.withResolvers());
+    return answers.get(id)!;
+  };
+  return {
+    io: {
+      async read(buffer: Uint8Array) {
+        while (inbox.length === 0 && !ended) await new Promise<void>((r) => wake = r);
+        const chunk = inbox.shift();
+        if (!chunk) return null;
+        buffer.set(chunk);
+        return chunk.length;
+      },
+      write(bytes: Uint8Array) {
+        for (const line of decoder.decode(bytes).trim().split("\n")) {
+          const frame = JSON.parse(line);
+          if ("id" in frame) answerOf(frame.id).resolve(frame.result);
+        }
+      },
+    },
+    send(frame: unknown) {
+      inbox.push(encoder.encode(JSON.stringify(frame) + "\n"));
+      wake();
+    },
+    answer: (id: number) => answerOf(id).promise,
+    end() {
+      ended = true;
+      wake();
+    },
+  };
+}
+
+Deno.test("Plugin SDK answers a tool that returns at once, and cancels one still running on $/cancel", async () => {
+  const plugin = createPlugin({ name: "t" });
+  const aborted = Promise.withResolvers<void>();
+  plugin.tool({ name: "now", description: "", parameters: {} }, (args) => `got ${args.x}`);
+  plugin.tool({ name: "fails", description: "", parameters: {} }, () => {
+    throw new Error("nope");
+  });
+  plugin.tool(
+    { name: "later", description: "", parameters: {} },
+    (_args, context) =>
+      new Promise((resolve) => {
+        context.signal.addEventListener("abort", () => {
+          aborted.resolve();
+          resolve("stopped");
+        });
+      }),
+  );
+  const memory = memoryIo();
+  const serving = plugin.serve(memory.io);
+  const call = (id: number, name: string, args = {}) =>
+    memory.send({
+      jsonrpc: "2.0",
+      id,
+      method: "tool.call",
+      params: { name, args, turnId: "t", callId: "c" },
+    });
+  call(1, "now", { x: 1 });
+  assert.deepEqual(await memory.answer(1), { content: "got 1" });
+  call(2, "fails");
+  assert.deepEqual(await memory.answer(2), { content: "nope", isError: true });
+  call(3, "later");
+  memory.send({ jsonrpc: "2.0", method: "$/cancel", params: { id: 3 } });
+  await aborted.promise;
+  assert.deepEqual(await memory.answer(3), { content: "stopped" });
+  memory.end();
+  await serving;
 });
 
 Deno.test("LineSplitter joins lines split across chunks and copies partial lines", () => {
