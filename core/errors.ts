@@ -1,5 +1,5 @@
 /** Typed domain errors. Misuse uses built-ins (TypeError, RangeError); these are failures callers handle. */
-import type { EmbeddingFailureKind } from "./embedding.ts";
+import type { EmbeddingFailureKind } from "./memory/embedding.ts";
 
 /** Base class of every HomeAgent domain error: a stable `code` plus the underlying `cause`. */
 export class HomeAgentError extends Error {

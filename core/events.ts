@@ -1,5 +1,5 @@
 /** The kernel event bus and the events it carries. */
-import type { ToolCall, Usage } from "./provider.ts";
+import type { ToolCall, Usage } from "./llm/provider.ts";
 import type { Logger } from "./ports.ts";
 import { errorMessage } from "./errors.ts";
 

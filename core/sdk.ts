@@ -3,14 +3,14 @@
  * output channels) plus input injection. Built-in plugins get it directly; subprocess plugins
  * get the same surface over JSON-RPC, restricted.
  */
-import type { Agent, InjectResult, KernelStatus } from "./agent.ts";
-import type { StopResult } from "./event_loop.ts";
+import type { Agent, InjectResult, KernelStatus } from "./kernel/agent.ts";
+import type { StopResult } from "./kernel/event_loop.ts";
 import type { EventHandler, EventOf, KernelEvent, StageName } from "./events.ts";
 import type { InjectOptions, PriorityLevel, Reply } from "./input.ts";
-import type { OutputHandler } from "./output.ts";
+import type { OutputHandler } from "./kernel/output.ts";
 import type { Logger } from "./ports.ts";
-import type { StageHandler, StageScope } from "./stages.ts";
-import type { ToolDef } from "./tools.ts";
+import type { StageHandler, StageScope } from "./kernel/stages.ts";
+import type { ToolDef } from "./kernel/tools.ts";
 import { errorMessage, PluginError } from "./errors.ts";
 
 /** A plugin: started with its SDK, stopped on shutdown or reload. */

@@ -3,8 +3,8 @@
  * "Restricted External Plugin API"): recall and commit, documents, knowledge, and the social
  * layer read-only. Plain data in and out; the plugin host gates each by capability.
  */
-import { distillText } from "./distiller.ts";
-import type { MemoryTiers } from "./tiers.ts";
+import { distillText } from "./loops/distiller.ts";
+import type { MemoryTiers } from "./open.ts";
 
 /** The services for the plugin host (structurally its PluginServices). */
 export function memoryPluginServices(memory: MemoryTiers) {

@@ -6,8 +6,8 @@
  */
 import type { ContextEvent, DocumentStore, Embedder, MemoryDocument } from "../core/mod.ts";
 import { textForVector } from "../core/mod.ts";
-import { Bm25Index } from "./_bm25.ts";
-import type { TextAnalyzer } from "./keywords.ts";
+import { Bm25Index } from "./text/bm25.ts";
+import type { TextAnalyzer } from "./text/keywords.ts";
 
 /** A recalled item and where it came from. */
 export interface RecallItem {

@@ -21,13 +21,13 @@ import {
   type StageHost,
 } from "../core/mod.ts";
 import { join } from "node:path";
-import type { GraphDB } from "./graph.ts";
+import type { GraphDB } from "./graph/db.ts";
 import type { HomePaths } from "./home.ts";
-import type { TextAnalyzer } from "./keywords.ts";
-import { KnowledgeStore } from "./knowledge.ts";
-import { TextLog } from "./text_log.ts";
-import { type MemoryHeartbeat, startMemoryHeartbeat } from "./heartbeat.ts";
-import { GraphMaintenanceDb } from "./_graph_maintenance.ts";
+import type { TextAnalyzer } from "./text/keywords.ts";
+import { KnowledgeStore } from "./knowledge/base.ts";
+import { TextLog } from "./log/text_log.ts";
+import { type MemoryHeartbeat, startMemoryHeartbeat } from "./loops/heartbeat.ts";
+import { GraphMaintenanceDb } from "./graph/maintenance.ts";
 
 /** Options of openUpkeep. */
 export interface UpkeepOptions {

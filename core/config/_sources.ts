@@ -1,5 +1,5 @@
 /** LLM sources over config keys: the environment shortcut and the source order (DESIGN.md §5). */
-import type { SourceConfig } from "../llm_sources.ts";
+import type { SourceConfig } from "../llm/sources.ts";
 import type { ConfigRow, Logger } from "../ports.ts";
 
 /** Name of the source that the HOMEAGENT_LLM_* environment shortcut defines. */

@@ -1,7 +1,7 @@
 /** ConfigRegistry: typed, validated settings over the ConfigStore port (DESIGN.md §3 and §5). */
 import type { z } from "zod";
 import { ConfigError, errorMessage } from "../errors.ts";
-import type { SourceConfig } from "../llm_sources.ts";
+import type { SourceConfig } from "../llm/sources.ts";
 import type { Clock, ConfigStore, Logger } from "../ports.ts";
 import {
   type ConfigDefinition,

@@ -1,6 +1,6 @@
 /** Helpers shared by the adapter tests. */
-import type { SourceConfig } from "../../core/llm_sources.ts";
-import type { StreamEvent } from "../../core/provider.ts";
+import type { SourceConfig } from "../../core/llm/sources.ts";
+import type { StreamEvent } from "../../core/llm/provider.ts";
 
 /** A source named "main" pointing at `baseUrl`. */
 export function sourceAt(baseUrl: string, overrides: Partial<SourceConfig> = {}): SourceConfig {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { LuaAdapterRuntime } from "../../adapters/mod.ts";
-import type { ChatRequest, StreamEvent } from "../../core/provider.ts";
+import type { ChatRequest, StreamEvent } from "../../core/llm/provider.ts";
 import { silentLogger } from "../../core/ports.ts";
 import {
   recording,

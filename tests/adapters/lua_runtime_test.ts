@@ -8,8 +8,8 @@ import {
   systemClock,
 } from "../../adapters/mod.ts";
 import { silentLogger } from "../../core/ports.ts";
-import type { ChatRequest } from "../../core/provider.ts";
-import { ProviderManager } from "../../core/provider_manager.ts";
+import type { ChatRequest } from "../../core/llm/provider.ts";
+import { ProviderManager } from "../../core/llm/manager.ts";
 import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
 import { collect, lastOf, sourceAt } from "./_support.ts";
 

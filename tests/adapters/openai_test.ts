@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { OpenAIProvider } from "../../adapters/mod.ts";
 import { ProviderError } from "../../core/errors.ts";
-import type { ChatRequest } from "../../core/provider.ts";
+import type { ChatRequest } from "../../core/llm/provider.ts";
 import { ManualClock } from "../fakes/clock.ts";
 import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
 import { closedPort, collect, lastOf, sourceAt, textOf } from "./_support.ts";

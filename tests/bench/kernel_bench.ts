@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { type ContextWindow, RelevanceContext, silentLogger } from "../../core/mod.ts";
 import { systemClock } from "../../adapters/mod.ts";
 import { JsonContextStore } from "../../memory/mod.ts";
-import { createHashEmbedder } from "../../memory/hash_embedder.ts";
+import { createHashEmbedder } from "../../memory/embed/hash.ts";
 import { benchAgent } from "./_agent.ts";
 import { type Figure, quantile, round } from "./_figure.ts";
 

@@ -1,7 +1,7 @@
 /** A ConfigRegistry on an in-memory (or temp-file) SQLite store, with the core defaults. */
 import { ConfigRegistry } from "../../core/config/registry.ts";
 import { registerCoreDefaults } from "../../core/config/core_defaults.ts";
-import { SqliteConfigStore } from "../../memory/config_store.ts";
+import { SqliteConfigStore } from "../../memory/stores/config.ts";
 import { ManualClock } from "./clock.ts";
 import { MemoryLogger } from "./logger.ts";
 

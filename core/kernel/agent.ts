@@ -1,0 +1,435 @@
+/**
+ * The Agent: the kernel assembled from its parts. Every input enters its Scheduler; the
+ * EventLoop runs one turn at a time, preempting for higher-level interrupts.
+ */
+import { EventBus, type KernelNoticeKind } from "../events.ts";
+import type { Clock, Logger } from "../ports.ts";
+import { StageHost } from "./stages.ts";
+import { type RegisteredTool, ToolRegistry } from "./tools.ts";
+import { type OutputChannel, type OutputMessage, OutputRegistry } from "./output.ts";
+import { type ContextWindow, RecentContext } from "../prompt/context.ts";
+import type { InjectOptions, Input, PriorityLevel, Reply } from "../input.ts";
+import { type LlmCaller, runTurn, type TurnSettings } from "./turn.ts";
+import { Scheduler, type SchedulerSnapshot } from "./scheduler.ts";
+import { EventLoop, type StopResult } from "./event_loop.ts";
+import type { TurnControl } from "./turn_control.ts";
+import { estimateTokens, type TokenCounter } from "../prompt/budget.ts";
+import type { MemorySection } from "../prompt/system_prompt.ts";
+import { errorMessage } from "../errors.ts";
+import { durableReply } from "../prompt/_context_persistence.ts";
+
+/** The part of the ConfigRegistry the kernel reads. */
+export interface KernelConfig {
+  get<T = unknown>(key: string): T;
+}
+
+/** Name of the output channel that receives consolidation replies. */
+export const CONSOLIDATION_CHANNEL = "_consolidation_";
+
+/** Options of an internal consolidation input. */
+export interface ConsolidationOptions {
+  /** Level; default 0, so it waits behind the owner's queued inputs and any interrupt cuts it. */
+  priority?: PriorityLevel;
+  meta?: Record<string, unknown>;
+  /** Receives the terminal reply; else it goes to the `_consolidation_` channel, if any. */
+  onReply?: (reply: Reply) => void;
+}
+
+/** A queued input taken out of the scheduler; its taker owes it exactly one `reply`. */
+export interface TakenInput {
+  input: Input;
+  /** Deliver the terminal reply to the input's sender; later calls are ignored. */
+  reply(reply: Reply): void;
+}
+
+/** Outcome of injecting an input. */
+export type InjectResult =
+  | { accepted: true; inputId: string }
+  | { accepted: false; inputId: string; reason: string };
+
+/** Options of an Agent. */
+export interface AgentOptions {
+  clock: Clock;
+  logger: Logger;
+  config: KernelConfig;
+  llm: LlmCaller;
+  persona: () => string;
+  context?: ContextWindow;
+  recall?: (input: Input, signal: AbortSignal) => Promise<MemorySection[]>;
+  countTokens?: TokenCounter;
+  newId?: () => string;
+  /** Ready-queue bound; default `core.agent.queue_capacity`. */
+  queueCapacity?: number;
+  /** Preemption cooldown; default `core.agent.preempt_cooldown_ms`. */
+  preemptCooldownMs?: number;
+  /** Kernel tool sources re-aggregated every round besides registered and channel tools. */
+  toolSources?: (() => RegisteredTool[])[];
+  /** Output channels; a resident shares its parent's registry. Default: a registry of its own. */
+  outputs?: OutputRegistry;
+}
+
+/** What `status` reports about the kernel itself. */
+export interface KernelStatus {
+  state: "idle" | "busy";
+  /** Inputs waiting in the ready queue. */
+  pending: number;
+  currentTurn?: string;
+  /** Running task, interrupt stack and queue by level. */
+  scheduler: SchedulerSnapshot;
+  turns: number;
+  tools: number;
+  channels: string[];
+  contextEvents: number;
+}
+
+/** The kernel. Inputs go in through inject*(); replies come out through callbacks and channels. */
+export class Agent {
+  readonly events: EventBus;
+  readonly stages: StageHost;
+  readonly tools = new ToolRegistry();
+  readonly outputs: OutputRegistry;
+  readonly context: ContextWindow;
+  readonly #options: AgentOptions;
+  readonly #loop: EventLoop;
+  readonly #replyTo = new Map<string, (reply: Reply) => void>();
+  readonly #noticeTo = new Map<string, (text: string) => void>();
+  /** Kernel notices in flight, by kind and subject. */
+  readonly #notices = new Set<string>();
+  #closed = false;
+
+  constructor(options: AgentOptions) {
+    this.#options = options;
+    this.events = new EventBus({ logger: options.logger });
+    this.stages = new StageHost({
+      clock: options.clock,
+      logger: options.logger,
+      events: this.events,
+    });
+    this.context = options.context ?? new RecentContext();
+    this.outputs = options.outputs ?? new OutputRegistry();
+    this.#loop = new EventLoop({
+      clock: options.clock,
+      logger: options.logger,
+      events: this.events,
+      scheduler: new Scheduler({ clock: options.clock, ...this.#schedulerSettings() }),
+      run: (input, signal, control) => this.#run(input, signal, control),
+      deliver: (input, reply) => this.#deliver(input, reply),
+      onChange: () => this.#publishStatus(),
+    });
+  }
+
+  /** Queue a plain input (level 0). A refusal still produces its one reply, through onReply. */
+  injectInput(source: string, text: string, options: InjectOptions = {}): InjectResult {
+    return this.#accept(source, text, options, options.priority ?? 0);
+  }
+
+  /** Inject an interrupt (default L1); it preempts a running task of a lower effective level. */
+  injectInterrupt(source: string, text: string, options: InjectOptions = {}): InjectResult {
+    return this.#accept(source, text, options, Math.max(1, options.priority ?? 1));
+  }
+
+  /** Queue a plain input and wait for its reply. */
+  injectInputSync(source: string, text: string, options: InjectOptions = {}): Promise<Reply> {
+    return new Promise((resolve) => {
+      this.injectInput(source, text, {
+        ...options,
+        onReply: (reply) => {
+          options.onReply?.(reply);
+          resolve(reply);
+        },
+      });
+    });
+  }
+
+  /**
+   * Internal self-input for consolidation work (memory merges, distillation callbacks). Its
+   * reply goes to `_consolidation_`; an LLM call cancelled by preemption is not retried.
+   */
+  injectConsolidation(text: string, options: ConsolidationOptions = {}): InjectResult {
+    return this.#accept(
+      CONSOLIDATION_CHANNEL,
+      text,
+      {
+        ...options,
+        channel: CONSOLIDATION_CHANNEL,
+      },
+      options.priority ?? 0,
+      true,
+    );
+  }
+
+  /**
+   * A kernel fault the owner must hear of (a plugin that gave up restarting, a store that
+   * failed to open, an LLM source that went unusable): published as `kernel_notice` and
+   * injected at L4 from source "kernel", which no plugin can reach (external plugins are
+   * clamped to L3). One notice per kind and subject is in flight at a time; the injection
+   * happens on a later microtask, so a caller deep in a turn is never re-entered.
+   */
+  kernelNotice(kind: KernelNoticeKind, subject: string, text: string): void {
+    const key = `${kind}:${subject}`;
+    if (this.#closed || this.#notices.has(key)) return;
+    this.#notices.add(key);
+    this.events.publish({ type: "kernel_notice", kind, subject, text });
+    this.#options.logger.warn("Kernel notice", { kind, subject, text });
+    queueMicrotask(() => {
+      const result = this.#accept("kernel", text, {
+        channel: "kernel",
+        meta: { kernelNotice: kind, subject },
+        onReply: () => this.#notices.delete(key),
+      }, 4);
+      if (!result.accepted) this.#notices.delete(key);
+    });
+  }
+
+  /**
+   * The owner's stop: cancel the current inference (and suspended turns) and short-circuit at
+   * pre_action exactly the inputs queued now; each still gets one "stopped" reply.
+   */
+  stop(): StopResult {
+    return this.#loop.stop();
+  }
+
+  /** stop(), returning whether a turn was running (the SDK's and the CLI's stop). */
+  stopCurrentTurn(): boolean {
+    return this.stop().wasRunning;
+  }
+
+  /** The kernel's own status. */
+  status(): KernelStatus {
+    const scheduler = this.#loop.scheduler.snapshot();
+    return {
+      state: scheduler.running ? "busy" : "idle",
+      pending: scheduler.waiting,
+      currentTurn: scheduler.running?.id,
+      scheduler,
+      turns: this.#loop.turns,
+      tools: this.allTools().length,
+      channels: this.outputs.list().map((c) => c.name),
+      contextEvents: this.context.size(),
+    };
+  }
+
+  /** Queued plain inputs not marked stopped, oldest first (for triage). */
+  pendingPlain(): Input[] {
+    return this.#loop.scheduler.pendingPlain().map((t) => t.input);
+  }
+
+  /** Take queued inputs out of the scheduler; the taker owes each its one reply. */
+  takePending(ids: Iterable<string>): TakenInput[] {
+    const taken = this.#loop.scheduler.take(ids).map((task) => {
+      let replied = false;
+      return {
+        input: task.input,
+        reply: (reply: Reply) => {
+          if (replied) return;
+          replied = true;
+          this.#deliver(task.input, reply);
+        },
+      };
+    });
+    if (taken.length > 0) this.#publishStatus();
+    return taken;
+  }
+
+  /**
+   * Send a non-terminal message about a queued or running `input` (triage's "busy, please
+   * wait"): to its `onNotice`, else through its channel, and always as a `notice` event. The
+   * input's one terminal reply is still owed.
+   */
+  notify(input: Input, text: string): void {
+    this.events.publish({ type: "notice", turnId: input.id, channel: input.channel, text });
+    const callback = this.#noticeTo.get(input.id);
+    if (callback) {
+      try {
+        callback(text);
+      } catch (error) {
+        this.#options.logger.error("Notice callback threw", {
+          inputId: input.id,
+          error: errorMessage(error),
+        });
+      }
+      return;
+    }
+    const channel = this.outputs.get(input.channel);
+    if (!channel) {
+      this.#options.logger.debug("No output channel for notice", {
+        inputId: input.id,
+        channel: input.channel,
+      });
+      return;
+    }
+    this.#send(channel, { payload: text, meta: { ...input.meta }, type: "text" });
+  }
+
+  /** Every tool the model can see now, re-aggregated from all sources. */
+  allTools(): RegisteredTool[] {
+    const sources = this.#options.toolSources ?? [];
+    return [...this.tools.list(), ...this.outputs.tools(), ...sources.flatMap((s) => s())];
+  }
+
+  /** Resolves when no turn runs or is suspended and nothing waits. */
+  whenIdle(): Promise<void> {
+    return this.#loop.whenIdle();
+  }
+
+  /** Stop accepting, cancel running turns and answer every waiting input "stopped". */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const task of this.#loop.shutdown()) {
+      this.#deliver(task.input, {
+        inputId: task.input.id,
+        channel: task.input.channel,
+        text: "The agent is shutting down.",
+        status: "stopped",
+      });
+    }
+    await this.whenIdle();
+  }
+
+  #accept(
+    source: string,
+    text: string,
+    options: InjectOptions,
+    level: number,
+    consolidation = false,
+  ): InjectResult {
+    if (!Number.isInteger(level) || level < 0 || level > 4) {
+      throw new RangeError(`Cannot inject from "${source}": priority ${level} is not 0–4`);
+    }
+    const input: Input = {
+      id: this.#options.newId?.() ?? crypto.randomUUID(),
+      text,
+      source,
+      channel: options.channel ?? source,
+      sender: options.sender,
+      priority: level as PriorityLevel,
+      interrupt: level > 0,
+      ...(consolidation ? { consolidation } : {}),
+      receivedAt: this.#options.clock.now(),
+      meta: options.meta ?? {},
+    };
+    if (options.onReply) this.#replyTo.set(input.id, options.onReply);
+    if (options.onNotice) this.#noticeTo.set(input.id, options.onNotice);
+    const reason = this.#closed
+      ? "The agent is shutting down."
+      : !this.#loop.submit(input, input.priority, options.signal)
+      ? `The input queue is full (${this.#loop.scheduler.capacity} waiting); please try again shortly.`
+      : undefined;
+    if (reason) {
+      this.#options.logger.warn("Input refused", { source, inputId: input.id, reason });
+      this.#deliver(input, {
+        inputId: input.id,
+        channel: input.channel,
+        text: reason,
+        status: "refused",
+        errorCode: "refused",
+      });
+      return { accepted: false, inputId: input.id, reason };
+    }
+    return { accepted: true, inputId: input.id };
+  }
+
+  async #run(input: Input, signal: AbortSignal, control: TurnControl): Promise<Reply> {
+    this.#loop.scheduler.configure(this.#schedulerSettings());
+    const reply = await runTurn(input, signal, {
+      clock: this.#options.clock,
+      logger: this.#options.logger.child({ turnId: input.id }),
+      events: this.events,
+      stages: this.stages,
+      llm: this.#options.llm,
+      context: this.context,
+      tools: () => this.allTools(),
+      persona: this.#options.persona,
+      recall: this.#options.recall,
+      countTokens: this.#options.countTokens ?? estimateTokens,
+      settings: this.#settings(),
+      control,
+    });
+    return await durableReply(this.context, reply);
+  }
+
+  #schedulerSettings(): { capacity: number; cooldownMs: number } {
+    const { config, queueCapacity, preemptCooldownMs } = this.#options;
+    return {
+      capacity: queueCapacity ?? config.get<number>("core.agent.queue_capacity"),
+      cooldownMs: preemptCooldownMs ?? config.get<number>("core.agent.preempt_cooldown_ms"),
+    };
+  }
+
+  #settings(): TurnSettings {
+    const config = this.#options.config;
+    return {
+      maxToolTurns: config.get<number>("core.agent.max_tool_turns"),
+      toolTimeoutMs: config.get<number>("core.agent.tool_timeout_ms"),
+      stream: config.get<boolean>("core.agent.stream"),
+    };
+  }
+
+  /** Hand the terminal reply to its sender, or else to the channel's output handler. */
+  #deliver(input: Input, reply: Reply): void {
+    this.events.publish({
+      type: "output",
+      turnId: input.id,
+      channel: reply.channel,
+      text: reply.text,
+      status: reply.status,
+    });
+    const callback = this.#replyTo.get(input.id);
+    this.#replyTo.delete(input.id);
+    this.#noticeTo.delete(input.id);
+    if (callback) {
+      try {
+        callback(reply);
+      } catch (error) {
+        this.#options.logger.error("Reply callback threw", {
+          inputId: input.id,
+          error: errorMessage(error),
+        });
+      }
+      return;
+    }
+    const channel = this.outputs.get(reply.channel);
+    if (!channel && reply.channel === CONSOLIDATION_CHANNEL) {
+      this.#options.logger.debug("Consolidation reply", {
+        inputId: input.id,
+        status: reply.status,
+      });
+      return;
+    }
+    if (!channel) {
+      this.#options.logger.warn("No output channel for reply", {
+        inputId: input.id,
+        channel: reply.channel,
+      });
+      return;
+    }
+    this.#send(channel, {
+      payload: reply.text,
+      meta: { ...input.meta },
+      type: "text",
+      inputId: input.id,
+    });
+  }
+
+  /** Hand `message` to a channel on a later microtask; a failure is logged, never thrown. */
+  #send(channel: OutputChannel, message: OutputMessage): void {
+    Promise.resolve()
+      .then(() => channel.handler(message))
+      .catch((error) =>
+        this.#options.logger.error("Output channel failed", {
+          channel: channel.name,
+          error: errorMessage(error),
+        })
+      );
+  }
+
+  #publishStatus(): void {
+    const scheduler = this.#loop.scheduler;
+    this.events.publish({
+      type: "status",
+      state: scheduler.running ? "busy" : "idle",
+      pending: scheduler.waiting,
+    });
+  }
+}

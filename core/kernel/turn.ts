@@ -1,0 +1,383 @@
+/**
+ * One turn: the whole pipeline of ARCHITECTURE.md "Full Pipeline", from on_input to
+ * after_output, with the tool loop in the middle. Reads top-down; the helpers below it are small.
+ */
+import type { EventBus, ReplyStatus, StageName } from "../events.ts";
+import type { ChatMessage, ChatRequest, ChatResponse, StreamEvent } from "../llm/provider.ts";
+import type { ProviderError } from "../errors.ts";
+import { ContextLengthError, errorMessage, HomeAgentError, isAbort } from "../errors.ts";
+import type { Clock, Logger } from "../ports.ts";
+import type { ContextWindow } from "../prompt/context.ts";
+import type { Input, Reply } from "../input.ts";
+import type { StageContext, StageHost } from "./stages.ts";
+import { type RegisteredTool, toSchema } from "./tools.ts";
+import { type MemorySection, promptRequest } from "../prompt/system_prompt.ts";
+import type { TokenCounter } from "../prompt/budget.ts";
+import type { TurnControl } from "./turn_control.ts";
+import { executeRound, ownersOf } from "./tool_round.ts";
+import type { RequestBuilder } from "../llm/_request_prune.ts";
+
+/** Observes one LLM call (ProviderManager's StreamListener). */
+export interface LlmCallListener {
+  onEvent?(source: string, event: StreamEvent): void;
+  onFallback?(from: string, to: string | undefined, error: ProviderError): void;
+  onReset?(source: string): void;
+}
+
+/** The answer of one LLM call and where it came from. */
+export interface LlmCallResult {
+  response: ChatResponse;
+  source: string;
+  model: string;
+  durationMs: number;
+  firstTokenMs?: number;
+}
+
+/**
+ * What the turn needs from the provider layer (ProviderManager implements it). A builder
+ * `request` is built for each source tried, with that source's window. `call` rejects with an
+ * abort error (AbortedError) once `signal` aborts, and must stop its IO then; with
+ * ContextLengthError when the request fits no source even without context and memory.
+ */
+export interface LlmCaller {
+  call(request: ChatRequest | RequestBuilder, options?: {
+    signal?: AbortSignal;
+    stream?: boolean;
+    listener?: LlmCallListener;
+  }): Promise<LlmCallResult>;
+}
+
+/** Turn settings, read from config at the start of each turn. */
+export interface TurnSettings {
+  maxToolTurns: number;
+  toolTimeoutMs: number;
+  stream: boolean;
+}
+
+/** Everything a turn touches, handed in by the Agent. */
+export interface TurnDeps {
+  clock: Clock;
+  logger: Logger;
+  events: EventBus;
+  stages: StageHost;
+  llm: LlmCaller;
+  context: ContextWindow;
+  /** Every tool the model may call this round, re-aggregated on each call. */
+  tools(): RegisteredTool[];
+  persona(): string;
+  /** Recalled memory for the prompt; absent until the memory tiers are wired. */
+  recall?(input: Input, signal: AbortSignal): Promise<MemorySection[]>;
+  countTokens: TokenCounter;
+  settings: TurnSettings;
+  /** Steering by the scheduler: suspension, `[打断消息]` notes, stop-while-queued. */
+  control?: TurnControl;
+}
+
+/** `Input.meta` flag: answer and reply, but keep the input and reply out of the context window. */
+export const EPHEMERAL_META = "ephemeral";
+/** `Input.meta` flag: answer without offering the model any tool. */
+export const NO_TOOLS_META = "noTools";
+
+/** Thrown inside a turn to jump to after_output with a reply already decided. */
+class ShortCircuit {
+  constructor(readonly text: string, readonly status: ReplyStatus = "short_circuit") {}
+}
+
+/** Run one turn for `input`. Never throws: every outcome becomes the returned Reply. */
+export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps): Promise<Reply> {
+  const shared = new Map<string, unknown>();
+  const notes: string[] = [];
+  const stage = (name: StageName, extra: Partial<StageContext> = {}): StageContext => ({
+    stage: name,
+    turnId: input.id,
+    input,
+    systemMessages: notes,
+    shared,
+    ...extra,
+  });
+  const runStage = async (context: StageContext, plugins: string[] = []) => {
+    deps.events.publish({ type: "stage", turnId: input.id, stage: context.stage });
+    await deps.stages.run(context, plugins);
+    if (context.response !== undefined) throw new ShortCircuit(context.response);
+  };
+
+  let reply: Reply;
+  try {
+    await runStage(stage("on_input"));
+    const eventId = `${input.id}:in`;
+    // Consolidation work is the kernel talking to itself, and an ephemeral input (an
+    // OpenAI-compatible request not asked to be remembered) is answered but not recorded:
+    // neither stays in the owner's window.
+    const record = !input.consolidation && input.meta[EPHEMERAL_META] !== true;
+    if (record) {
+      deps.context.append({
+        id: eventId,
+        role: "user",
+        source: input.source,
+        channel: input.channel,
+        input: input.text,
+        turnIds: [input.id],
+        timestamp: input.receivedAt,
+      });
+      await pruneContext(input, signal, deps);
+    }
+    if (deps.control?.stopped) {
+      // Queued when the owner pressed stop: heard and recorded, but not acted on.
+      deps.events.publish({ type: "stage", turnId: input.id, stage: "pre_action" });
+      throw new ShortCircuit("Stopped before it ran.", "stopped");
+    }
+    const memory = await recallMemory(input, signal, deps);
+    await runStage(stage("pre_action"));
+
+    const toolOutputs: { name: string; output: string }[] = [];
+    const text = await toolLoop(input, signal, deps, {
+      eventId,
+      memory,
+      notes,
+      stage,
+      runStage,
+      toolOutputs,
+    });
+
+    if (record) {
+      deps.context.append({
+        id: `${input.id}:out`,
+        role: "agent",
+        source: input.source,
+        channel: input.channel,
+        response: text,
+        tools: toolOutputs.length > 0 ? toolOutputs : undefined,
+        turnIds: [input.id],
+        timestamp: deps.clock.now(),
+      });
+    }
+    const before = stage("before_output", { output: text });
+    await runStage(before);
+    reply = {
+      inputId: input.id,
+      channel: input.channel,
+      text: before.output ?? text,
+      status: "ok",
+    };
+  } catch (error) {
+    reply = failureReply(input, error, signal, deps.logger);
+  }
+  deps.events.publish({ type: "stage", turnId: input.id, stage: "after_output" });
+  await deps.stages.run(stage("after_output", { output: reply.text }));
+  return reply;
+}
+
+interface LoopState {
+  eventId: string;
+  /** Every tool result of the turn, kept with the reply for relevance scoring. */
+  toolOutputs: { name: string; output: string }[];
+  memory: MemorySection[];
+  notes: string[];
+  stage(name: StageName, extra?: Partial<StageContext>): StageContext;
+  runStage(context: StageContext, plugins?: string[]): Promise<void>;
+}
+
+/** The inner loop: post_action → [before_toolcall → execute → after_toolcall] → post_action. */
+async function toolLoop(
+  input: Input,
+  signal: AbortSignal,
+  deps: TurnDeps,
+  state: LoopState,
+): Promise<string> {
+  const rounds: ChatMessage[] = [];
+  let lastText = "";
+  for (let round = 1;; round++) {
+    let result: ChatResponse | undefined;
+    let byName = new Map<string, RegisteredTool>();
+    while (!result) { // a call cancelled by preemption is retried here once the turn resumes
+      if (deps.control) rounds.push(...await deps.control.checkpoint(signal));
+      const tools = input.meta[NO_TOOLS_META] === true ? [] : deps.tools();
+      byName = new Map(tools.map((t) => [t.name, t]));
+      const request = requestBuilder(input, deps, state, rounds, tools);
+      result = await callLlm(input, round, request, signal, deps);
+    }
+    const post = state.stage("post_action", {
+      llmText: result.text,
+      toolCalls: result.toolCalls,
+    });
+    await state.runStage(post, ownersOf(post.toolCalls ?? [], byName));
+    const calls = post.toolCalls ?? [];
+    lastText = post.llmText ?? "";
+    if (calls.length === 0) return lastText;
+    if (round >= deps.settings.maxToolTurns) {
+      deps.logger.warn("Tool round limit reached", { turnId: input.id, rounds: round });
+      return lastText.trim() !== ""
+        ? lastText
+        : `I stopped after ${round} rounds of tool calls without reaching an answer.`;
+    }
+
+    rounds.push({ role: "assistant", content: lastText, toolCalls: calls });
+    const results = await executeRound(input, calls, byName, signal, deps, state);
+    for (const [i, call] of calls.entries()) {
+      const r = results[i]!;
+      rounds.push({ role: "tool", toolCallId: call.id, name: call.name, content: r.content });
+      if (!r.rejected) state.toolOutputs.push({ name: call.name, output: r.content });
+    }
+    if (results.every((r) => r.rejected)) {
+      return lastText.trim() !== "" ? lastText : `I could not proceed: ${results[0]!.content}`;
+    }
+  }
+}
+
+/** The request of one LLM call — system prompt, the input, this turn's rounds — per source. */
+function requestBuilder(
+  input: Input,
+  deps: TurnDeps,
+  state: LoopState,
+  rounds: ChatMessage[],
+  tools: RegisteredTool[],
+): RequestBuilder {
+  return promptRequest({
+    persona: deps.persona(),
+    now: deps.clock.now(),
+    memory: state.memory,
+    notes: state.notes,
+    context: deps.context,
+    currentEventId: state.eventId,
+    count: deps.countTokens,
+    messages: [{ role: "user", content: input.text }, ...rounds],
+    tools: tools.length > 0 ? tools.map(toSchema) : undefined,
+  });
+}
+
+/**
+ * One provider call, streamed into content/reasoning deltas and recorded as agent_llm_chain.
+ * Returns undefined when preemption cancelled it and the turn retries after resuming.
+ */
+async function callLlm(
+  input: Input,
+  round: number,
+  request: RequestBuilder,
+  signal: AbortSignal,
+  deps: TurnDeps,
+): Promise<ChatResponse | undefined> {
+  const startedAt = deps.clock.now();
+  const call = deps.control?.beginCall(signal);
+  let result: LlmCallResult;
+  try {
+    result = await deps.llm.call(request, {
+      signal: call?.signal ?? signal,
+      stream: deps.settings.stream,
+      listener: streamListener(input, deps),
+    });
+  } catch (error) {
+    if (error instanceof ContextLengthError && error.inputTokens === undefined) {
+      // Said in terms of the user's own message: how long it is and how much would fit.
+      const inputTokens = deps.countTokens(input.text);
+      const { tokens, limit } = error;
+      throw new ContextLengthError({ tokens, limit, inputTokens }, { cause: error });
+    }
+    if (!call?.preempted() || signal.aborted) throw error;
+    // The partial answer streamed so far is void: the call starts over after the interrupt.
+    deps.events.publish({ type: "content_delta", turnId: input.id, text: "", reset: true });
+    deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: "", reset: true });
+    if (deps.control?.retryCancelled) return undefined;
+    throw new HomeAgentError("preempted", "Cancelled by a higher-priority input", {
+      cause: error,
+    });
+  } finally {
+    call?.end();
+  }
+  deps.events.publish({
+    type: "agent_llm_chain",
+    turnId: input.id,
+    round,
+    source: result.source,
+    model: result.model,
+    text: result.response.text,
+    reasoning: result.response.reasoning,
+    toolCalls: result.response.toolCalls,
+    usage: result.response.usage,
+    startedAt,
+    durationMs: result.durationMs,
+    firstTokenMs: result.firstTokenMs,
+  });
+  return result.response;
+}
+
+/** Publishes a call's stream as the turn's content and reasoning deltas. */
+function streamListener(input: Input, deps: TurnDeps): LlmCallListener {
+  return {
+    onEvent: (_source, event) => {
+      if (event.type === "text_delta") {
+        deps.events.publish({ type: "content_delta", turnId: input.id, text: event.text });
+      } else if (event.type === "reasoning_delta") {
+        deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: event.text });
+      }
+    },
+    onReset: () => {
+      deps.events.publish({ type: "content_delta", turnId: input.id, text: "", reset: true });
+      deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: "", reset: true });
+    },
+    onFallback: (from, to, error) => {
+      deps.events.publish({
+        type: "provider_fallback",
+        turnId: input.id,
+        from,
+        to: to ?? "",
+        reason: error.message,
+      });
+    },
+  };
+}
+
+function failureReply(input: Input, error: unknown, signal: AbortSignal, logger: Logger): Reply {
+  const base = { inputId: input.id, channel: input.channel };
+  if (error instanceof ShortCircuit) return { ...base, text: error.text, status: error.status };
+  if (error instanceof HomeAgentError && error.code === "preempted") {
+    return { ...base, text: error.message, status: "stopped", errorCode: error.code };
+  }
+  if (signal.aborted && isAbort(error) || signal.aborted) {
+    return { ...base, text: "Stopped.", status: "stopped" };
+  }
+  const code = error instanceof HomeAgentError ? error.code : "internal";
+  if (!(error instanceof HomeAgentError)) {
+    logger.error("Turn failed", {
+      turnId: input.id,
+      error: errorMessage(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+  } else {
+    logger.warn("Turn failed", { turnId: input.id, code, error: error.message });
+  }
+  return { ...base, text: errorMessage(error), status: "error", errorCode: code };
+}
+
+/** Context.Prune after the input is recorded; a memory failure is logged, never fatal to a turn. */
+async function pruneContext(input: Input, signal: AbortSignal, deps: TurnDeps): Promise<void> {
+  if (!deps.context.prune) return;
+  try {
+    await deps.context.prune(input.text, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    deps.logger.error("Context prune failed; the window keeps its events", {
+      turnId: input.id,
+      error: errorMessage(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+  }
+}
+
+/** Recalled memory for the prompt; a failing tier is logged and left out, never fatal. */
+async function recallMemory(
+  input: Input,
+  signal: AbortSignal,
+  deps: TurnDeps,
+): Promise<MemorySection[]> {
+  if (!deps.recall) return [];
+  try {
+    return await deps.recall(input, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    deps.logger.error("Memory recall failed; answering without it", {
+      turnId: input.id,
+      error: errorMessage(error),
+    });
+    return [];
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Fitting a request to a source's window. A request is built per source (RequestBuilder, so the
+ * prompt's memory and timeline take what that source's window leaves), and one that is still
+ * too long is pruned: the oldest lines of the prompt's conversation timeline go, then the middle
+ * of the oldest tool results. The persona and the user's messages are never cut: what cannot
+ * fit without them is refused. Pure: no IO, the input is not modified.
+ */
+import type { TokenCounter } from "../prompt/budget.ts";
+import type { ChatMessage, ChatRequest } from "./provider.ts";
+
+/** Why a request is pruned: the source refused it, or the guard saw it would not fit. */
+export type PruneReason = "overflow" | "guard";
+
+/** What a request is built for: one source's window and the estimate to stay within. */
+export interface RequestFit {
+  source: string;
+  /** The source's window in tokens. */
+  window: number;
+  /** The most estimated tokens memory and timeline may bring the request to. */
+  targetTokens: number;
+}
+
+/**
+ * Builds the request of one attempt for a source (the turn assembles its prompt this way, so
+ * each source's own window applies). Must not throw; called once or twice per source.
+ */
+export type RequestBuilder = (fit: RequestFit) => ChatRequest;
+
+/** The most estimated tokens a request may have for `window`: what its reply may take is kept. */
+export function fitLimit(window: number, request: ChatRequest): number {
+  return Math.max(0, window - (request.maxTokens ?? 0));
+}
+
+/** What a pruner is told. */
+export interface PruneInfo {
+  source: string;
+  reason: PruneReason;
+  /** The source's window in tokens. */
+  window: number;
+  /** Aim at or below this many estimated tokens. */
+  targetTokens: number;
+  count: TokenCounter;
+}
+
+/** Returns a smaller request (or the same one when nothing can go). May be async. */
+export type RequestPruner = (
+  request: ChatRequest,
+  info: PruneInfo,
+) => ChatRequest | Promise<ChatRequest>;
+
+const TIMELINE = "[Conversation so far]\n";
+const CUT = (n: number) => `\n[… ${n} characters cut to fit the context window …]\n`;
+
+/** Estimated tokens of a whole request (message texts, tool calls and tool schemas). */
+export function requestTokens(request: ChatRequest, count: TokenCounter): number {
+  let total = 0;
+  for (const m of request.messages) {
+    total += count(m.content) + 4;
+    if (m.role === "assistant") {
+      for (const c of m.toolCalls ?? []) total += count(c.name) + count(c.arguments);
+    }
+  }
+  for (const t of request.tools ?? []) {
+    total += count(t.name) + count(t.description) + count(JSON.stringify(t.parameters));
+  }
+  return total;
+}
+
+/** The default pruner: timeline lines, then tool results; never the persona or user text. */
+export function pruneRequest(request: ChatRequest, info: PruneInfo): ChatRequest {
+  const messages = request.messages.map((m) => ({ ...m })) as ChatMessage[];
+  const over = () => requestTokens({ ...request, messages }, info.count) - info.targetTokens;
+  const system = messages.find((m) => m.role === "system");
+  if (system && over() > 0) system.content = dropTimeline(system.content, over, info.count);
+  for (const m of messages) {
+    const excess = over();
+    if (excess <= 0) break;
+    if (m.role === "tool") m.content = cutMiddle(m.content, excess, info.count);
+  }
+  return { ...request, messages };
+}
+
+/** Drop the oldest lines of the timeline block until `over()` is at most 0 (or none is left). */
+function dropTimeline(text: string, over: () => number, count: TokenCounter): string {
+  const at = text.lastIndexOf(TIMELINE);
+  if (at < 0) return text;
+  const head = text.slice(0, at + TIMELINE.length);
+  const lines = text.slice(at + TIMELINE.length).split("\n");
+  let excess = over();
+  let drop = 0;
+  while (drop < lines.length && excess > 0) excess -= count(lines[drop++]!) + 1;
+  const kept = lines.slice(drop);
+  return kept.length > 0 ? head + kept.join("\n") : text.slice(0, at).trimEnd();
+}
+
+/** Cut about `excess` tokens out of the middle of `text`, keeping its head and tail. */
+function cutMiddle(text: string, excess: number, count: TokenCounter): string {
+  const tokens = count(text);
+  if (tokens <= 16) return text;
+  const keepRatio = Math.max(0, (tokens - excess - 16) / tokens);
+  const keep = Math.floor(text.length * keepRatio);
+  if (keep >= text.length) return text;
+  const head = Math.ceil(keep / 2);
+  const tail = keep - head;
+  return text.slice(0, head) + CUT(text.length - keep) + (tail > 0 ? text.slice(-tail) : "");
+}

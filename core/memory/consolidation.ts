@@ -1,0 +1,98 @@
+/**
+ * What the memory heartbeats need from the kernel and the graph (ARCHITECTURE.md "Context
+ * Pruning"): LLM decisions through the consolidation path (`Agent.injectConsolidation`, replies
+ * on `_consolidation_`), and the graph maintenance the merge and review loops perform.
+ */
+import type { Agent } from "../kernel/agent.ts";
+import type { GraphEntity, GraphRelation } from "./graph.ts";
+import type { RelationPatch } from "./graph_store.ts";
+import { HomeAgentError } from "../errors.ts";
+
+/** A consolidation turn that did not end with an answer (stopped, preempted, failed, refused). */
+export class ConsolidationError extends HomeAgentError {
+  readonly status: string;
+  constructor(status: string, message: string, options?: { cause?: unknown }) {
+    super(`consolidation_${status}`, message, options);
+    this.status = status;
+  }
+}
+
+/** Asks the model for a decision through the kernel's own consolidation path. */
+export interface Consolidator {
+  /** Whether an LLM source is configured now; without one the loops use their fallbacks. */
+  available(): boolean;
+  /**
+   * Send `prompt` as a consolidation input and resolve with the reply text. Rejects with
+   * ConsolidationError when the turn ends other than "ok", or with the signal's reason.
+   */
+  ask(
+    prompt: string,
+    options?: { signal?: AbortSignal; meta?: Record<string, unknown> },
+  ): Promise<string>;
+}
+
+/** A Consolidator over `agent`; `available` says whether a source is configured. */
+export function agentConsolidator(
+  agent: Pick<Agent, "injectConsolidation">,
+  available: () => boolean,
+): Consolidator {
+  return {
+    available,
+    ask(prompt, options = {}) {
+      const { signal } = options;
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      return new Promise((resolve, reject) => {
+        const onAbort = () => reject(signal?.reason);
+        signal?.addEventListener("abort", onAbort, { once: true });
+        agent.injectConsolidation(prompt, {
+          meta: options.meta,
+          onReply: (reply) => {
+            signal?.removeEventListener("abort", onAbort);
+            if (reply.status === "ok") return resolve(reply.text);
+            reject(
+              new ConsolidationError(
+                reply.errorCode ?? reply.status,
+                `Consolidation turn ended "${reply.status}": ${reply.text}`,
+              ),
+            );
+          },
+        });
+      });
+    },
+  };
+}
+
+/** The JSON value in a model's reply: a ```json fence, else the outermost {…}; undefined if none parses. */
+export function extractJson(text: string): unknown {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text)?.[1];
+  const candidates = [fenced, text.trim()];
+  const first = text.indexOf("{");
+  const last = text.lastIndexOf("}");
+  if (first >= 0 && last > first) candidates.push(text.slice(first, last + 1));
+  for (const candidate of candidates) {
+    if (candidate === undefined || candidate.trim() === "") continue;
+    try {
+      return JSON.parse(candidate);
+    } catch {
+      // try the next reading
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Graph maintenance for the merge and review loops. memory/ adapts GraphDB to it. Methods
+ * reject on storage failure and as GraphStore does for unknown names and ids.
+ */
+export interface GraphMaintenance {
+  /** Active entities, most recently updated first, at most `limit`. */
+  entities(options: { limit: number }): Promise<GraphEntity[]>;
+  /** Active, open relations with confidence below `below` and id above `afterId`, id ascending. */
+  lowConfidence(
+    options: { below: number; afterId: number; limit: number },
+  ): Promise<GraphRelation[]>;
+  /** Fold `drop` into `keep` (GraphStore.merge). */
+  merge(keep: string, drop: string): Promise<unknown>;
+  /** Change, close or delete one relation (GraphStore.editRelation). */
+  editRelation(id: number, patch: RelationPatch): Promise<GraphRelation>;
+}

@@ -1,0 +1,196 @@
+/**
+ * The document layer as the kernel sees it (ARCHITECTURE.md "Document Layer"): a port, the
+ * archive of pruned context events, the auto-injected "[Related Memory Docs]" and the
+ * `doc_query` / `doc_commit` tools.
+ */
+import type { ContextEvent } from "../prompt/context.ts";
+import { formatEvent } from "../prompt/context.ts";
+import type { MemorySection } from "../prompt/system_prompt.ts";
+import type { RegisteredTool } from "../kernel/tools.ts";
+
+/** A stored document. */
+export interface MemoryDocument {
+  id: string;
+  summary: string;
+  content: string;
+  tags: string[];
+  entities: string[];
+  source: string;
+  createdAt: number;
+  updatedAt: number;
+  accessCount: number;
+  lastAccess?: number;
+  /** Ids of the turns the document came from, so recall maps back to conversation turns. */
+  turnIds: string[];
+}
+
+/** What a writer supplies; the store fills in id, times, counts and the vector. */
+export interface NewDocument {
+  content: string;
+  summary?: string;
+  tags?: string[];
+  entities?: string[];
+  source: string;
+  /** Original time (an archived event keeps its own). Defaults to now. */
+  createdAt?: number;
+  turnIds?: string[];
+}
+
+/** A query hit: the document and how it ranked. */
+export interface ScoredDocument {
+  document: MemoryDocument;
+  /** Fused rank score (higher is better). */
+  score: number;
+  /** Cosine in the current space, when the dense side saw it. */
+  dense?: number;
+  /** Whether the keyword side matched it. */
+  keyword: boolean;
+}
+
+/** The document store port. Methods reject on storage failure. */
+export interface DocumentStore {
+  /** Store a document; identical content is stored once (`duplicate` then names the first). */
+  insert(doc: NewDocument): Promise<{ id: string; duplicate: boolean }>;
+  /**
+   * Hybrid dense + keyword search; `touch` counts the hits as accessed. A document found only
+   * by the dense side needs a cosine of at least `minDense` (store default when absent).
+   */
+  query(
+    text: string,
+    options?: { k?: number; signal?: AbortSignal; touch?: boolean; minDense?: number },
+  ): Promise<ScoredDocument[]>;
+  /** Count an access of each document now (they were shown to the model). */
+  markAccessed(ids: readonly string[]): Promise<void>;
+  /** Read and delete: what `doc_query` hands back into the context window. */
+  consume(ids: readonly string[]): Promise<MemoryDocument[]>;
+  /** Documents not accessed for `idleMs` and accessed at most `maxAccess` times. */
+  findCold(options: { now: number; idleMs: number; maxAccess: number }): Promise<MemoryDocument[]>;
+  remove(id: string): Promise<boolean>;
+  size(): number;
+}
+
+/** Turn pruned context events into documents: one per turn, with its events' original time. */
+export function eventsToDocuments(events: readonly ContextEvent[]): NewDocument[] {
+  const groups = new Map<string, ContextEvent[]>();
+  for (const event of events) {
+    const key = event.turnIds?.join(",") || event.id;
+    groups.set(key, [...(groups.get(key) ?? []), event]);
+  }
+  return [...groups.values()].map((group) => ({
+    content: group.map(formatEvent).join("\n"),
+    source: group[0]!.source,
+    createdAt: Math.min(...group.map((e) => e.timestamp)),
+    tags: ["context_archive"],
+    turnIds: [...new Set(group.flatMap((e) => e.turnIds ?? []))],
+  }));
+}
+
+/** The "[Related Memory Docs]" section of `docs` (summaries only), or undefined when empty. */
+export function documentsSection(docs: readonly MemoryDocument[]): MemorySection | undefined {
+  if (docs.length === 0) return undefined;
+  return {
+    title: "Related Memory Docs",
+    kind: "documents",
+    lines: docs.map((d) => `- (${shortDate(d.createdAt)}) ${d.summary}`),
+  };
+}
+
+/** The "[Related Memory Docs]" section for `input`: the top hits, summaries only. */
+export async function relatedDocuments(
+  store: DocumentStore,
+  text: string,
+  options: { k?: number; signal?: AbortSignal } = {},
+): Promise<MemorySection | undefined> {
+  const hits = await store.query(text, { k: options.k ?? 3, signal: options.signal, touch: true });
+  if (hits.length === 0) return undefined;
+  return {
+    title: "Related Memory Docs",
+    kind: "documents",
+    lines: hits.map((h) => `- (${shortDate(h.document.createdAt)}) ${h.document.summary}`),
+  };
+}
+
+function shortDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Where doc_query puts what it consumed: the context window, at the original time. */
+export interface ColdStorageSink {
+  insert(event: ContextEvent): void;
+  /** Resolves once the inserted events are durable (see ContextWindow.commit). */
+  commit?(): Promise<void>;
+}
+
+/** The kernel's document tools, `doc_query` and `doc_commit`. */
+export function documentTools(store: DocumentStore, context: ColdStorageSink): RegisteredTool[] {
+  return [
+    {
+      name: "doc_query",
+      plugin: "core",
+      description:
+        "Search document memory (older conversations and saved notes). Found documents are " +
+        "moved back into your working context at their original time.",
+      parameters: {
+        type: "object",
+        properties: {
+          query: { type: "string", minLength: 1, description: "What to look for" },
+          k: { type: "integer", minimum: 1, maximum: 20, description: "Most documents (5)" },
+        },
+        required: ["query"],
+        additionalProperties: false,
+      },
+      handler: async (args, ctx) => {
+        const hits = await store.query(String(args.query), {
+          k: Number(args.k ?? 5),
+          signal: ctx.signal,
+        });
+        if (hits.length === 0) return "No matching documents.";
+        const docs = hits.map((h) => h.document).sort((a, b) => a.createdAt - b.createdAt);
+        for (const doc of docs) {
+          context.insert({
+            id: `doc:${doc.id}`,
+            role: "cold_storage",
+            source: doc.source,
+            channel: "memory",
+            input: doc.summary,
+            response: doc.content === doc.summary ? undefined : doc.content,
+            turnIds: doc.turnIds,
+            timestamp: doc.createdAt,
+          });
+        }
+        // The window holds them durably before the documents go: a crash in between leaves a
+        // document that the next start removes (its `doc:` event is in the window), never none.
+        await context.commit?.();
+        await store.consume(docs.map((d) => d.id));
+        return docs.map((d) => `[${new Date(d.createdAt).toISOString()}] ${d.content}`)
+          .join("\n\n");
+      },
+    },
+    {
+      name: "doc_commit",
+      plugin: "core",
+      description: "Save a note to document memory for later recall.",
+      parameters: {
+        type: "object",
+        properties: {
+          content: { type: "string", minLength: 1 },
+          summary: { type: "string" },
+          tags: { type: "array", items: { type: "string" } },
+        },
+        required: ["content"],
+        additionalProperties: false,
+      },
+      handler: async (args) => {
+        const result = await store.insert({
+          content: String(args.content),
+          summary: args.summary === undefined ? undefined : String(args.summary),
+          tags: Array.isArray(args.tags) ? args.tags.map(String) : [],
+          source: "doc_commit",
+        });
+        return result.duplicate
+          ? `Already stored as document ${result.id}.`
+          : `Stored as document ${result.id}.`;
+      },
+    },
+  ];
+}

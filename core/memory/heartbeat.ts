@@ -1,0 +1,188 @@
+/**
+ * Heartbeats (ARCHITECTURE.md "Context Pruning", "Memory Flow" ④ and ⑤): independent periodic
+ * tasks on the injected Clock. Each task re-arms only after its run ends, so it never overlaps
+ * itself; a failing run is logged and recorded, and the next one still comes. Pure scheduling:
+ * what a task does (and any IO) lives with whoever supplies `run`.
+ */
+import type { Clock, Logger, TimerHandle } from "../ports.ts";
+import { errorMessage } from "../errors.ts";
+
+/** What one run did, as named counts ("archived": 3, "triples": 12). */
+export type HeartbeatCounts = Record<string, number>;
+
+/** One periodic task. */
+export interface HeartbeatTask {
+  name: string;
+  /** Milliseconds between the end of one run and the next, read at each re-arm; ≤ 0 disables. */
+  intervalMs(): number;
+  /** Do one round; aborted on stop. Throwing is logged and recorded, never fatal. */
+  run(signal: AbortSignal): Promise<HeartbeatCounts>;
+}
+
+/** What a task has done so far, for `status` and `memory stats`. */
+export interface HeartbeatStats {
+  name: string;
+  enabled: boolean;
+  running: boolean;
+  runs: number;
+  failures: number;
+  lastRunAt?: number;
+  lastDurationMs?: number;
+  /** Counts of the last successful run. */
+  last: HeartbeatCounts;
+  /** Counts summed over every run since start (or since the restored stats). */
+  totals: HeartbeatCounts;
+  lastError?: string;
+  lastErrorAt?: number;
+}
+
+/** Options of a Heartbeat. */
+export interface HeartbeatOptions {
+  clock: Clock;
+  logger: Logger;
+  tasks: readonly HeartbeatTask[];
+  /** A disabled task looks at its interval again after this long; default 60 s. */
+  disabledPollMs?: number;
+  /** Stats restored from an earlier process (totals and last run survive restarts). */
+  restored?: readonly HeartbeatStats[];
+  /** Called after every run (success or failure), e.g. to persist the stats. */
+  onRun?: (stats: HeartbeatStats) => void | Promise<void>;
+}
+
+interface Slot {
+  task: HeartbeatTask;
+  stats: HeartbeatStats;
+  timer?: TimerHandle;
+  running?: Promise<HeartbeatStats>;
+}
+
+/** Runs its tasks on their intervals until stop(). */
+export class Heartbeat {
+  #o: HeartbeatOptions;
+  #slots = new Map<string, Slot>();
+  #abort = new AbortController();
+  #started = false;
+  #stopped = false;
+
+  constructor(options: HeartbeatOptions) {
+    this.#o = options;
+    for (const task of options.tasks) {
+      if (this.#slots.has(task.name)) {
+        throw new TypeError(`Cannot add heartbeat "${task.name}": the name is taken`);
+      }
+      const old = options.restored?.find((s) => s.name === task.name);
+      const stats: HeartbeatStats = {
+        ...freshStats(task.name),
+        ...old,
+        last: { ...old?.last },
+        totals: { ...old?.totals },
+        running: false,
+        enabled: task.intervalMs() > 0,
+      };
+      this.#slots.set(task.name, { task, stats });
+    }
+  }
+
+  /** Arm every task: the first run of each comes one interval after start. */
+  start(): void {
+    if (this.#started || this.#stopped) return;
+    this.#started = true;
+    for (const slot of this.#slots.values()) this.#arm(slot);
+  }
+
+  /** Run `name` now (tests, the CLI); joins a run already under way instead of overlapping it. */
+  runNow(name: string): Promise<HeartbeatStats> {
+    const slot = this.#slots.get(name);
+    if (!slot) return Promise.reject(new RangeError(`Unknown heartbeat "${name}"`));
+    if (this.#stopped) return Promise.resolve({ ...slot.stats });
+    return slot.running ?? this.#run(slot);
+  }
+
+  /** Snapshots of every task's stats, in task order. */
+  stats(): HeartbeatStats[] {
+    return [...this.#slots.values()].map((s) => ({
+      ...s.stats,
+      last: { ...s.stats.last },
+      totals: { ...s.stats.totals },
+    }));
+  }
+
+  /** Cancel the timers, abort runs under way and wait for them to end. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#abort.abort(new DOMException("The heartbeat is stopping", "AbortError"));
+    const running: Promise<unknown>[] = [];
+    for (const slot of this.#slots.values()) {
+      slot.timer?.cancel();
+      slot.timer = undefined;
+      if (slot.running) running.push(slot.running);
+    }
+    await Promise.allSettled(running);
+  }
+
+  #arm(slot: Slot): void {
+    if (this.#stopped) return;
+    const interval = slot.task.intervalMs();
+    slot.stats.enabled = interval > 0;
+    const wait = interval > 0 ? interval : this.#o.disabledPollMs ?? 60_000;
+    slot.timer = this.#o.clock.setTimer(wait, () => {
+      slot.timer = undefined;
+      if (slot.task.intervalMs() <= 0) return this.#arm(slot);
+      // A manual run under way counts as this tick; every run re-arms when it ends.
+      if (!slot.running) void this.#run(slot);
+    });
+  }
+
+  #run(slot: Slot): Promise<HeartbeatStats> {
+    const { clock, logger } = this.#o;
+    const stats = slot.stats;
+    const started = clock.monotonic();
+    stats.running = true;
+    const run = (async () => {
+      try {
+        const counts = await slot.task.run(this.#abort.signal);
+        stats.runs++;
+        stats.last = { ...counts };
+        for (const [k, v] of Object.entries(counts)) stats.totals[k] = (stats.totals[k] ?? 0) + v;
+        logger.info("Heartbeat ran", { heartbeat: stats.name, ...counts });
+      } catch (error) {
+        if (this.#abort.signal.aborted) {
+          logger.debug("Heartbeat run stopped", { heartbeat: stats.name });
+        } else {
+          stats.failures++;
+          stats.lastError = errorMessage(error);
+          stats.lastErrorAt = clock.now();
+          logger.error("Heartbeat failed", { heartbeat: stats.name, error: stats.lastError });
+        }
+      }
+      stats.lastRunAt = clock.now();
+      stats.lastDurationMs = clock.monotonic() - started;
+      if (this.#started && !slot.timer) this.#arm(slot);
+      stats.running = false;
+      slot.running = undefined;
+      try {
+        await this.#o.onRun?.({ ...stats });
+      } catch (error) {
+        logger.warn("Cannot record heartbeat stats", {
+          heartbeat: stats.name,
+          error: errorMessage(error),
+        });
+      }
+      return { ...stats };
+    })();
+    slot.running = run;
+    return run;
+  }
+}
+
+function freshStats(name: string): HeartbeatStats {
+  return {
+    name,
+    enabled: true,
+    running: false,
+    runs: 0,
+    failures: 0,
+    last: {},
+    totals: {},
+  };
+}

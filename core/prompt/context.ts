@@ -1,0 +1,219 @@
+/** The working window: the chronological list of recent events the prompt is built from. */
+import type { TokenCounter } from "./budget.ts";
+import type { StoredVector } from "../memory/embedding.ts";
+
+/** Who produced an event. `cold_storage` events come back from the document layer. */
+export type ContextRole = "user" | "agent" | "cold_storage";
+
+/** One event of the working window. */
+export interface ContextEvent {
+  id: string;
+  role: ContextRole;
+  source: string;
+  channel: string;
+  /** The user's words (user, cold_storage). */
+  input?: string;
+  /** The agent's words (agent, cold_storage). */
+  response?: string;
+  /** Tool outputs of an agent turn, for relevance scoring (never shown in the timeline). */
+  tools?: { name: string; output: string }[];
+  /** Ids of the turns (inputs) this event came from; documents keep them to map back. */
+  turnIds?: string[];
+  timestamp: number;
+  /** The event's vector and the space it lives in, once computed. */
+  vector?: StoredVector;
+}
+
+/** Options of ContextWindow.timeline. */
+export interface TimelineOptions {
+  /** Id of an event to leave out. */
+  exclude?: string;
+}
+
+/**
+ * The working window port. The kernel appends every input and reply and reads a budgeted
+ * timeline back for the prompt. Implementations persist as they see fit.
+ */
+export interface ContextWindow {
+  append(event: ContextEvent): void;
+  /** Trim low-relevance events against `query` when over capacity (may archive them). */
+  prune?(query: string, signal?: AbortSignal): Promise<unknown>;
+  /**
+   * Newest-first selection within `budgetTokens`, returned in chronological order; the event
+   * `exclude` (the input being answered, sent as the user message) is skipped, not counted.
+   */
+  timeline(budgetTokens: number, count: TokenCounter, options?: TimelineOptions): ContextEvent[];
+  size(): number;
+  /**
+   * Resolves once every change made so far is durable, so a reply may be acknowledged; rejects
+   * when it cannot be written (the changes stay queued for the next call). Absent: in memory only.
+   */
+  commit?(): Promise<void>;
+}
+
+/** An in-memory window that keeps the newest `capacity` events. */
+export class RecentContext implements ContextWindow {
+  #events: ContextEvent[] = [];
+  #capacity: number;
+
+  constructor(options: { capacity?: number } = {}) {
+    this.#capacity = options.capacity ?? 30;
+  }
+
+  append(event: ContextEvent): void {
+    this.#events.push(event);
+    if (this.#events.length > this.#capacity) {
+      this.#events.splice(0, this.#events.length - this.#capacity);
+    }
+  }
+
+  timeline(budgetTokens: number, count: TokenCounter, options?: TimelineOptions): ContextEvent[] {
+    return budgetedTimeline(this.#events, budgetTokens, count, options);
+  }
+
+  size(): number {
+    return this.#events.length;
+  }
+
+  /** The events held, oldest first (a copy). */
+  events(): ContextEvent[] {
+    return [...this.#events];
+  }
+
+  /** Replace every event (a resident's `compress`); the capacity still applies. */
+  replace(events: readonly ContextEvent[]): void {
+    this.#events = events.slice(-this.#capacity);
+  }
+}
+
+/** The newest events of `events` that fit in `budgetTokens`, returned oldest first. */
+export function budgetedTimeline(
+  events: readonly ContextEvent[],
+  budgetTokens: number,
+  count: TokenCounter,
+  options: TimelineOptions = {},
+): ContextEvent[] {
+  const picked: ContextEvent[] = [];
+  let used = 0;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.id === options.exclude) continue;
+    const cost = count(formatEvent(event));
+    if (used + cost > budgetTokens) break;
+    used += cost;
+    picked.push(event);
+  }
+  return picked.reverse();
+}
+
+// Events are immutable once appended, so their prompt line is computed once.
+const formatted = new WeakMap<ContextEvent, string>();
+
+/** One line of the prompt's timeline for `event`. */
+export function formatEvent(event: ContextEvent): string {
+  let line = formatted.get(event);
+  if (line === undefined) {
+    line = formatLine(event);
+    formatted.set(event, line);
+  }
+  return line;
+}
+
+function formatLine(event: ContextEvent): string {
+  const time = new Date(event.timestamp).toISOString().slice(0, 16).replace("T", " ");
+  const who = event.role === "agent" ? "you" : event.source;
+  const text = event.role === "cold_storage"
+    ? [event.input, event.response].filter(Boolean).join(" / ")
+    : event.role === "agent"
+    ? event.response ?? ""
+    : event.input ?? "";
+  return `[${time}] ${who}: ${text}`;
+}
+
+/**
+ * One change to the window, as the journal records it. A record's `seq` grows by one per record
+ * and carries on across snapshots, so a replay skips what a snapshot already holds.
+ * - `add`: an event entered the window (appended, or put back at its time); placed by timestamp.
+ * - `archive`: these events are being written to documents (recorded, durably, before any
+ *   document exists); the archive stays open until `remove` closes it.
+ * - `remove`: these events left the window (archived or dropped).
+ */
+export type ContextChange =
+  | { op: "add"; event: ContextEvent }
+  | { op: "archive" | "remove"; ids: string[] };
+
+/** A change as it is written to the journal, numbered. */
+export type ContextRecord = ContextChange & { seq: number };
+
+/** The working window as it is persisted. */
+export interface ContextSnapshot {
+  version: 1;
+  events: ContextEvent[];
+  /** The last journal record this snapshot includes; 0 or absent before any. */
+  seq?: number;
+  /** Events whose archive was under way when the snapshot was taken. */
+  archiving?: string[];
+}
+
+/** What a store hands back at start: the last snapshot, then the journal written after it. */
+export interface StoredContext {
+  snapshot?: ContextSnapshot;
+  /** Journal records in the order they were written (a torn last line already left out). */
+  journal: ContextRecord[];
+}
+
+/**
+ * Persistence of the working window: a snapshot, and optionally a journal of the changes since.
+ * `load` resolves `{ journal: [] }` when nothing was saved (a corrupt file is moved aside and
+ * reported by the implementation). `save` replaces the snapshot atomically and may then drop
+ * the journal records up to `snapshot.seq`. `append`, when present, resolves only once the
+ * records are durable (fsynced); a store without it keeps snapshots only (evaluation, tests).
+ * All three reject on storage failure; the caller never runs two of them at once.
+ */
+export interface ContextStore {
+  load(): Promise<StoredContext>;
+  save(snapshot: ContextSnapshot): Promise<void>;
+  append?(records: readonly ContextRecord[]): Promise<void>;
+}
+
+/** The window a store's snapshot and journal describe, and the archives a crash interrupted. */
+export interface ReplayedContext {
+  /** The events, oldest first. */
+  events: ContextEvent[];
+  /** Ids of events still in the window whose archive was begun and never closed. */
+  archiving: Set<string>;
+  /** The last record seen. */
+  seq: number;
+}
+
+/**
+ * Apply the journal to the snapshot. Records the snapshot already holds (`seq` up to its own)
+ * are skipped, and every record is idempotent (an `add` of an id already present changes
+ * nothing), so replaying after a crash at any point gives the window as it was.
+ */
+export function replayContext(stored: StoredContext): ReplayedContext {
+  const base = stored.snapshot;
+  const after = base?.seq ?? 0;
+  const byId = new Map((base?.events ?? []).map((e) => [e.id, e]));
+  const archiving = new Set(base?.archiving ?? []);
+  let seq = after;
+  for (const record of stored.journal) {
+    if (record.seq <= after) continue;
+    seq = Math.max(seq, record.seq);
+    if (record.op === "add") {
+      if (!byId.has(record.event.id)) byId.set(record.event.id, record.event);
+      continue;
+    }
+    for (const id of record.ids) {
+      if (record.op === "archive") archiving.add(id);
+      else {
+        archiving.delete(id);
+        byId.delete(id);
+      }
+    }
+  }
+  for (const id of archiving) if (!byId.has(id)) archiving.delete(id);
+  // Stable: events with equal times keep the order they entered in.
+  const events = [...byId.values()].sort((a, b) => a.timestamp - b.timestamp);
+  return { events, archiving, seq };
+}

@@ -1,0 +1,284 @@
+/**
+ * RelevanceContext (ARCHITECTURE.md "Context Layer"): the chronological working window whose
+ * least relevant events sink to the document layer. Vectors are computed lazily, in batches,
+ * when a prune needs them. Every change is journaled through the ContextStore port: `commit`
+ * makes the changes so far durable (the Agent awaits it before a reply goes out), and a
+ * debounced, atomic snapshot compacts the journal.
+ */
+import type { TokenCounter } from "./budget.ts";
+import type {
+  ContextEvent,
+  ContextStore,
+  ContextWindow,
+  ReplayedContext,
+  TimelineOptions,
+} from "./context.ts";
+import { budgetedTimeline, replayContext } from "./context.ts";
+import type { Embedder } from "../memory/embedding.ts";
+import type { Clock, Logger } from "../ports.ts";
+import { errorMessage } from "../errors.ts";
+import { ContextPersistence } from "./_context_persistence.ts";
+
+/** How a tool's output may enter the memory computation layer. */
+export interface ToolMemoryPolicy {
+  noMemory?: boolean;
+  cleaner?: (output: string) => string;
+}
+
+/** Scores `query` against each vector (all L2-normalised, same space); dot product by default. */
+export type VectorScorer = (query: Float32Array, vectors: readonly Float32Array[]) => Float32Array;
+
+/** Options of a RelevanceContext. */
+export interface RelevanceContextOptions {
+  clock: Clock;
+  logger: Logger;
+  embedder: Embedder;
+  store: ContextStore;
+  /**
+   * Receives the pruned events that should be kept as documents (original timestamps); they
+   * are durable when it resolves. Must be idempotent: after a crash the same events are handed
+   * over again and must not be stored twice (the document store stores equal content once).
+   */
+  archive: (events: ContextEvent[]) => Promise<void>;
+  /** Capacity before a prune trims (`core.agent.max_context_size`), read at each prune. */
+  topK: () => number;
+  /** The newest events never evicted; default 10. */
+  keepRecent?: number;
+  /** The memory policy of a tool by name (noMemory / cleaner). */
+  toolPolicy?: (name: string) => ToolMemoryPolicy | undefined;
+  /** Sources whose pruned events are dropped, not archived; default agentcli and terminal. */
+  unarchivedSources?: readonly string[];
+  /** Delay from a change to the snapshot that compacts the journal; default 5000. */
+  debounceMs?: number;
+  scorer?: VectorScorer;
+}
+
+/** What one prune did. */
+export interface PruneResult {
+  kept: number;
+  archived: number;
+  dropped: number;
+}
+
+/** Whitespace normalisation applied last before vectorising (CleanText). */
+export function cleanText(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** The text an event is scored by: agent → response (+ tool outputs), user → input, cold → both. */
+export function textForVector(
+  event: ContextEvent,
+  toolPolicy?: (name: string) => ToolMemoryPolicy | undefined,
+): string {
+  const parts: string[] = [];
+  if (event.role === "user") parts.push(event.input ?? "");
+  else if (event.role === "agent") {
+    parts.push(event.response ?? "");
+    for (const tool of event.tools ?? []) {
+      const policy = toolPolicy?.(tool.name);
+      if (policy?.noMemory) continue;
+      parts.push(policy?.cleaner ? policy.cleaner(tool.output) : tool.output);
+    }
+  } else parts.push(event.input ?? "", event.response ?? "");
+  return cleanText(parts.join("\n"));
+}
+
+function dotScores(query: Float32Array, vectors: readonly Float32Array[]): Float32Array {
+  const out = new Float32Array(vectors.length);
+  vectors.forEach((v, i) => {
+    let sum = 0;
+    for (let j = 0; j < v.length; j++) sum += v[j]! * query[j]!;
+    out[i] = sum;
+  });
+  return out;
+}
+
+/** The working window with relevance pruning, archiving and journaled persistence. */
+export class RelevanceContext implements ContextWindow {
+  #events: ContextEvent[];
+  #options: RelevanceContextOptions;
+  #persist: ContextPersistence;
+  /** Ids of events whose archive is under way (their `archive` record is written). */
+  #archiving = new Set<string>();
+  #pruning: Promise<unknown> = Promise.resolve();
+
+  private constructor(options: RelevanceContextOptions, replayed: ReplayedContext) {
+    this.#options = options;
+    this.#events = replayed.events;
+    this.#persist = new ContextPersistence({
+      store: options.store,
+      clock: options.clock,
+      logger: options.logger,
+      debounceMs: options.debounceMs ?? 5000,
+      seq: replayed.seq,
+      state: () => ({ events: [...this.#events], archiving: [...this.#archiving] }),
+    });
+  }
+
+  /**
+   * Load the saved window (snapshot plus journal) and return the context. An archive that a
+   * crash interrupted is finished first, so its events end up in documents only.
+   */
+  static async load(options: RelevanceContextOptions): Promise<RelevanceContext> {
+    const stored = await options.store.load();
+    const replayed = replayContext(stored);
+    const context = new RelevanceContext(options, replayed);
+    await context.#finishArchive(replayed.archiving);
+    if (stored.journal.length > 0) context.#persist.changed(); // compact the replayed journal
+    return context;
+  }
+
+  /** Add an event at the end of the timeline and schedule a save. */
+  append(event: ContextEvent): void {
+    this.#events.push(event);
+    this.#persist.record({ op: "add", event: withoutVector(event) });
+  }
+
+  /** Put an event back at its chronological place (documents recalled into the window). */
+  insert(event: ContextEvent): void {
+    let at = this.#events.length;
+    while (at > 0 && this.#events[at - 1]!.timestamp > event.timestamp) at--;
+    this.#events.splice(at, 0, event);
+    this.#persist.record({ op: "add", event: withoutVector(event) });
+  }
+
+  /** Resolves once every change so far is in the journal (see ContextWindow.commit). */
+  commit(): Promise<void> {
+    return this.#persist.commit();
+  }
+
+  /** The events, oldest first. */
+  events(): readonly ContextEvent[] {
+    return this.#events;
+  }
+
+  size(): number {
+    return this.#events.length;
+  }
+
+  timeline(budgetTokens: number, count: TokenCounter, options?: TimelineOptions): ContextEvent[] {
+    return budgetedTimeline(this.#events, budgetTokens, count, options);
+  }
+
+  /** Relevance of every event to `query` (for the memory view), in timeline order. */
+  async scores(query: string, signal?: AbortSignal): Promise<number[]> {
+    if (this.#events.length === 0) return [];
+    const [queryVector] = await this.#options.embedder.embed([cleanText(query)], { signal });
+    await this.#ensureVectors(this.#events, signal);
+    const scorer = this.#options.scorer ?? dotScores;
+    return [...scorer(queryVector!, this.#events.map((e) => e.vector!.vector))];
+  }
+
+  /**
+   * When over capacity: keep the newest `keepRecent` events and the `topK - keepRecent` most
+   * relevant others; archive the rest (original timestamps), restoring chronological order.
+   */
+  prune(query: string, signal?: AbortSignal): Promise<PruneResult> {
+    // One prune at a time: a second one waits and then sees the first one's result.
+    const run = this.#pruning.then(() => this.#prune(query, signal));
+    this.#pruning = run.catch(() => {});
+    return run;
+  }
+
+  async #prune(query: string, signal?: AbortSignal): Promise<PruneResult> {
+    const topK = Math.max(0, this.#options.topK());
+    const total = this.#events.length;
+    if (total <= topK) return { kept: total, archived: 0, dropped: 0 };
+    const keepRecent = Math.min(this.#options.keepRecent ?? 10, total);
+    const candidates = this.#events.slice(0, total - keepRecent);
+    const slots = Math.max(topK - keepRecent, 0);
+
+    let keep = new Set<ContextEvent>();
+    if (slots > 0) {
+      const [queryVector] = await this.#options.embedder.embed([cleanText(query)], { signal });
+      await this.#ensureVectors(candidates, signal);
+      const scorer = this.#options.scorer ?? dotScores;
+      const scores = scorer(queryVector!, candidates.map((e) => e.vector!.vector));
+      const ranked = candidates.map((event, i) => ({ event, score: scores[i]!, i }))
+        .sort((a, b) => b.score - a.score || b.i - a.i); // ties: the newer stays
+      keep = new Set(ranked.slice(0, slots).map((r) => r.event));
+    }
+    // An archive begun earlier and not finished (it failed) is finished now, whatever the scores.
+    const evicted = candidates.filter((e) => !keep.has(e) || this.#archiving.has(e.id));
+    const unarchived = new Set(this.#options.unarchivedSources ?? ["agentcli", "terminal"]);
+    const toArchive = evicted.filter((e) => !unarchived.has(e.source));
+    if (toArchive.length > 0) await this.#archive(toArchive);
+    this.#remove(evicted);
+    const result = {
+      kept: this.#events.length,
+      archived: toArchive.length,
+      dropped: evicted.length - toArchive.length,
+    };
+    this.#options.logger.info("Context pruned", { ...result });
+    return result;
+  }
+
+  /**
+   * Hand `events` to the archive, the window keeping them until it has them. The intent is
+   * journaled durably first: a crash while documents are written leaves a record that the next
+   * load finishes (see #finishArchive), never events both in documents and in the window. An
+   * archive that fails may have written some documents, so its intent stays open and the next
+   * prune archives those events again (equal content is stored once).
+   */
+  async #archive(events: ContextEvent[]): Promise<void> {
+    const fresh = events.filter((e) => !this.#archiving.has(e.id)).map((e) => e.id);
+    for (const id of fresh) this.#archiving.add(id);
+    if (fresh.length > 0) this.#persist.record({ op: "archive", ids: fresh });
+    await this.#persist.commit();
+    await this.#options.archive(events);
+  }
+
+  /** Take `events` out of the live list (events appended meanwhile stay) and journal it. */
+  #remove(events: readonly ContextEvent[]): void {
+    if (events.length === 0) return;
+    const gone = new Set(events);
+    this.#events = this.#events.filter((e) => !gone.has(e));
+    for (const e of events) this.#archiving.delete(e.id);
+    this.#persist.record({ op: "remove", ids: events.map((e) => e.id) });
+  }
+
+  /** Finish the archives a crash interrupted: archive again (idempotent), then remove. */
+  async #finishArchive(ids: ReadonlySet<string>): Promise<void> {
+    const events = this.#events.filter((e) => ids.has(e.id));
+    if (events.length === 0) return;
+    for (const e of events) this.#archiving.add(e.id);
+    try {
+      await this.#options.archive(events);
+    } catch (error) {
+      // The intent stays open (snapshots carry it), so the next start tries again.
+      this.#options.logger.error("Cannot finish archiving context events after a crash", {
+        events: events.length,
+        error: errorMessage(error),
+      });
+      return;
+    }
+    this.#remove(events);
+    await this.#persist.commit();
+    this.#options.logger.warn("Finished archiving context events interrupted by a crash", {
+      events: events.length,
+    });
+  }
+
+  /** Write a snapshot now if anything changed (shutdown, heartbeat); waits for any write. */
+  flush(): Promise<void> {
+    return this.#persist.flush();
+  }
+
+  async #ensureVectors(events: readonly ContextEvent[], signal?: AbortSignal): Promise<void> {
+    const embedder = this.#options.embedder;
+    const stale = events.filter((e) =>
+      e.vector?.fingerprint !== embedder.fingerprint || e.vector.vector.length !== embedder.dim
+    );
+    if (stale.length === 0) return;
+    const texts = stale.map((e) => textForVector(e, this.#options.toolPolicy));
+    const vectors = await embedder.embed(texts, { signal });
+    stale.forEach((e, i) => e.vector = { fingerprint: embedder.fingerprint, vector: vectors[i]! });
+    this.#persist.changed(); // vectors reach disk with the next snapshot; they can be recomputed
+  }
+}
+
+/** The event without its vector: journal lines stay small, and vectors can be recomputed. */
+function withoutVector(event: ContextEvent): ContextEvent {
+  const { vector: _, ...rest } = event;
+  return rest;
+}

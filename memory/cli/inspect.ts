@@ -1,0 +1,132 @@
+/**
+ * The memory of a home opened for the `memory` command (DESIGN.md §4): the graph and the
+ * document store read directly (SQLite WAL and a busy timeout let this run beside a daemon),
+ * without loading the context window for writing and without counting reads as accesses.
+ */
+import {
+  type Clock,
+  type ConfigRegistry,
+  type GraphRecall,
+  type Logger,
+  type MemorySection,
+  orderSections,
+  replayContext,
+  silentLogger,
+} from "../../core/mod.ts";
+import { JsonContextStore } from "../stores/context.ts";
+import { DocStore } from "../docs/store.ts";
+import { readEmbeddingConfig } from "../embed/config.ts";
+import { selectEmbedder } from "../embed/spaces.ts";
+import type { HomePaths } from "../home.ts";
+import { createTextAnalyzer } from "../text/keywords.ts";
+import { openGraphTier } from "../graph/tier.ts";
+import type { GraphStats } from "../graph/db.ts";
+import { exportMemory, type ImportCounts, importMemory, type PortableCounts } from "./portable.ts";
+import { readHeartbeatStats } from "../loops/heartbeat.ts";
+import type { HeartbeatStats } from "../../core/mod.ts";
+import { join } from "node:path";
+
+/** Options of openMemoryInspector. */
+export interface MemoryInspectorOptions {
+  paths: HomePaths;
+  config: ConfigRegistry;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** What `memory stats` prints. */
+export interface MemoryStatsReport {
+  vectorSpace: string;
+  /** Events in memory/context.json; null when it is missing or unreadable. */
+  contextEvents: number | null;
+  documents: number;
+  graph: GraphStats;
+  /** What each heartbeat loop did, as the daemon last saved it. */
+  heartbeats: HeartbeatStats[];
+}
+
+/** What `memory recall QUERY` prints: the prompt's sections and the raw hits behind them. */
+export interface MemoryRecallReport {
+  query: string;
+  keywords: string[];
+  sections: MemorySection[];
+  graph: GraphRecall;
+  documents: { id: string; summary: string; score: number; createdAt: string; turnIds: string[] }[];
+}
+
+/** The opened memory, read side (plus import, which writes). */
+export interface MemoryInspector {
+  stats(): Promise<MemoryStatsReport>;
+  recall(query: string): Promise<MemoryRecallReport>;
+  /** `memory export FILE`: documents and facts as JSON lines. */
+  export(path: string): Promise<PortableCounts>;
+  /** `memory import FILE`: validated whole, then written all or nothing. */
+  import(path: string): Promise<ImportCounts>;
+  close(): void;
+}
+
+/** Open a home's memory stores for inspection. */
+export async function openMemoryInspector(
+  options: MemoryInspectorOptions,
+): Promise<MemoryInspector> {
+  const { paths, clock, logger } = options;
+  const analyzer = await createTextAnalyzer();
+  const { embedder } = await selectEmbedder(readEmbeddingConfig(options.config), {
+    logger,
+    memoryDir: paths.memory,
+    analyzer,
+  });
+  const documents = await DocStore.open({ dir: paths.docs, embedder, analyzer, clock, logger });
+  const tier = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger });
+  return {
+    stats: async () => ({
+      vectorSpace: embedder.fingerprint,
+      contextEvents: await countContextEvents(paths.context),
+      documents: documents.size(),
+      graph: tier.stats(),
+      heartbeats: await readHeartbeatStats(join(paths.memory, "heartbeat.json")),
+    }),
+    async recall(query) {
+      const graph = await tier.indexer.recall(query);
+      const index = await tier.section(query);
+      const hits = await documents.query(query, { k: 3 });
+      const related: MemorySection | undefined = hits.length === 0 ? undefined : {
+        title: "Related Memory Docs",
+        kind: "documents",
+        lines: hits.map((h) =>
+          `- (${new Date(h.document.createdAt).toISOString().slice(0, 10)}) ${h.document.summary}`
+        ),
+      };
+      return {
+        query,
+        keywords: tier.indexer.keywords(query),
+        sections: orderSections([index, related].filter((s) => s !== undefined)),
+        graph,
+        documents: hits.map((h) => ({
+          id: h.document.id,
+          summary: h.document.summary,
+          score: h.score,
+          createdAt: new Date(h.document.createdAt).toISOString(),
+          turnIds: h.document.turnIds,
+        })),
+      };
+    },
+    export: (path) => exportMemory({ documents, graph: tier.graph }, path),
+    import: (path) => importMemory({ documents, graph: tier.graph }, path),
+    close() {
+      tier.close();
+      documents.close();
+    },
+  };
+}
+
+/** Events in the window as its snapshot and journal describe it; null when missing or unreadable. */
+async function countContextEvents(path: string): Promise<number | null> {
+  try {
+    const stored = await new JsonContextStore({ path, logger: silentLogger }).read();
+    if (!stored.snapshot && stored.journal.length === 0) return null;
+    return replayContext(stored).events.length;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * The document index sidecar (memory/docs/index.db): one row per document with its counters,
+ * its vector and its analyzed words, so start-up loads the in-memory indexes with one query
+ * instead of reading every file. The JSON files stay the truth; this index is rebuilt from
+ * them whenever it is missing, corrupt or out of step.
+ */
+import { join } from "node:path";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { Logger } from "../../core/mod.ts";
+import { DatabaseError, openDatabase, withTransaction } from "../sqlite.ts";
+
+const MIGRATIONS = [
+  `create table docs (
+     id text primary key,
+     hash text not null unique,
+     summary text not null,
+     source text not null,
+     created_at integer not null,
+     updated_at integer not null,
+     access_count integer not null default 0,
+     last_access integer,
+     turn_ids text not null,
+     fingerprint text,
+     vector blob,
+     terms text not null
+   );`,
+];
+
+/** One index row, without its vector. */
+export interface IndexRow {
+  id: string;
+  hash: string;
+  summary: string;
+  source: string;
+  createdAt: number;
+  updatedAt: number;
+  accessCount: number;
+  lastAccess?: number;
+  turnIds: string[];
+  fingerprint?: string;
+}
+
+/** The index database of a document folder. */
+export class DocIndexDb {
+  #db: DatabaseSync;
+  #statements = new Map<string, StatementSync>();
+
+  constructor(path: string) {
+    this.#db = openDatabase(path, { migrations: MIGRATIONS });
+  }
+
+  #sql(sql: string): StatementSync {
+    let s = this.#statements.get(sql);
+    if (!s) this.#statements.set(sql, s = this.#db.prepare(sql));
+    return s;
+  }
+
+  /** Insert a document row with its analyzed words (space-separated). */
+  insert(row: IndexRow, terms: string, vector?: Float32Array): void {
+    this.#sql(
+      `insert into docs (id, hash, summary, source, created_at, updated_at, access_count,
+         last_access, turn_ids, fingerprint, vector, terms)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      row.id,
+      row.hash,
+      row.summary,
+      row.source,
+      BigInt(row.createdAt),
+      BigInt(row.updatedAt),
+      BigInt(row.accessCount),
+      row.lastAccess === undefined ? null : BigInt(row.lastAccess),
+      JSON.stringify(row.turnIds),
+      row.fingerprint ?? null,
+      vector ? new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength) : null,
+      terms,
+    );
+  }
+
+  /** Run `fn` in one transaction (bulk inserts). */
+  transaction<T>(fn: () => T): T {
+    return withTransaction(this.#db, fn);
+  }
+
+  /** Remove a document row; false when absent. */
+  remove(id: string): boolean {
+    return Number(this.#sql("delete from docs where id = ?").run(id).changes) > 0;
+  }
+
+  /** The id of the document with content hash `hash`. */
+  idByHash(hash: string): string | undefined {
+    const row = this.#sql("select id from docs where hash = ?").get(hash);
+    return row ? String(row.id) : undefined;
+  }
+
+  /** One row by id. */
+  get(id: string): IndexRow | undefined {
+    const row = this.#sql("select * from docs where id = ?").get(id);
+    return row ? toRow(row) : undefined;
+  }
+
+  /** Ids of every row. */
+  ids(): string[] {
+    return this.#sql("select id from docs").all().map((r) => String(r.id));
+  }
+
+  /** Every id with its stored vector (fingerprint and float32 bytes). */
+  vectors(): { id: string; fingerprint?: string; vector?: Float32Array }[] {
+    return this.#sql("select id, fingerprint, vector from docs").all().map((r) => ({
+      id: String(r.id),
+      fingerprint: r.fingerprint === null ? undefined : String(r.fingerprint),
+      vector: r.vector instanceof Uint8Array ? toFloats(r.vector) : undefined,
+    }));
+  }
+
+  /** Replace a document's vector. */
+  setVector(id: string, fingerprint: string, vector: Float32Array): void {
+    this.#sql("update docs set fingerprint = ?, vector = ? where id = ?").run(
+      fingerprint,
+      new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength),
+      id,
+    );
+  }
+
+  /** Count an access of each id at `now`. */
+  touch(ids: readonly string[], now: number): void {
+    withTransaction(this.#db, () => {
+      for (const id of ids) {
+        this.#sql(
+          "update docs set access_count = access_count + 1, last_access = ? where id = ?",
+        ).run(BigInt(now), id);
+      }
+    });
+  }
+
+  /** Every id with its analyzed words. */
+  terms(): { id: string; terms: string }[] {
+    return this.#sql("select id, terms from docs").all()
+      .map((r) => ({ id: String(r.id), terms: String(r.terms) }));
+  }
+
+  /** Rows last accessed (or created, if never) before `before`, with at most `maxAccess` accesses. */
+  cold(before: number, maxAccess: number): IndexRow[] {
+    return this.#sql(
+      `select * from docs where coalesce(last_access, created_at) < ? and access_count <= ?
+       order by created_at`,
+    ).all(BigInt(before), maxAccess).map(toRow);
+  }
+
+  /** The `limit` newest rows. */
+  recent(limit: number): IndexRow[] {
+    return this.#sql("select * from docs order by created_at desc, rowid desc limit ?")
+      .all(limit).map(toRow);
+  }
+
+  /** Number of rows. */
+  count(): number {
+    return Number(this.#sql("select count(*) as n from docs").get()!.n);
+  }
+
+  /** Close the database. */
+  close(): void {
+    if (!this.#db.isOpen) return;
+    this.#statements.clear();
+    this.#db.close();
+  }
+}
+
+function toFloats(bytes: Uint8Array): Float32Array {
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+function toRow(r: Record<string, unknown>): IndexRow {
+  return {
+    id: String(r.id),
+    hash: String(r.hash),
+    summary: String(r.summary),
+    source: String(r.source),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    accessCount: Number(r.access_count),
+    lastAccess: r.last_access === null ? undefined : Number(r.last_access),
+    turnIds: JSON.parse(String(r.turn_ids)) as string[],
+    fingerprint: r.fingerprint === null ? undefined : String(r.fingerprint),
+  };
+}
+
+/** Open `dir`/index.db; a corrupt one is moved aside (with a log line) and rebuilt empty. */
+export async function openDocIndex(dir: string, logger: Logger): Promise<DocIndexDb> {
+  const path = join(dir, "index.db");
+  try {
+    return new DocIndexDb(path);
+  } catch (error) {
+    if (!(error instanceof DatabaseError) || error.code !== "db_corrupt") throw error;
+    const aside = `${path}.corrupt-${Date.now()}`;
+    await Deno.rename(path, aside);
+    logger.error("The document index is corrupt; moved it aside and rebuilding it", {
+      path,
+      movedTo: aside,
+    });
+    return new DocIndexDb(path);
+  }
+}

@@ -1,0 +1,396 @@
+/**
+ * The document layer (ARCHITECTURE.md "Document Layer"): one JSON file per document under
+ * memory/docs/, an index sidecar (SQLite: counters, vectors, analyzed words) and two
+ * in-memory indexes (int8 vectors in wasm, BM25 postings), so a query never re-reads the
+ * files. Query = dense cosine in the current space fused by rank with BM25 over the words.
+ */
+import type {
+  Clock,
+  DocumentStore,
+  Embedder,
+  Logger,
+  MemoryDocument,
+  NewDocument,
+  ScoredDocument,
+} from "../../core/mod.ts";
+import { errorMessage } from "../../core/mod.ts";
+import type { TextAnalyzer } from "../text/keywords.ts";
+import { syncPath } from "../home.ts";
+import { type DocIndexDb, type IndexRow, openDocIndex } from "./_index_db.ts";
+import { fuse } from "./_fusion.ts";
+import { Bm25Index } from "../text/bm25.ts";
+import {
+  contentHash,
+  type DocRecord,
+  listDocIds,
+  newDocument,
+  readDocFile,
+  removeDocFile,
+  writeDocFile,
+} from "./_files.ts";
+import { DocVectors } from "./_vectors.ts";
+
+/** Options of DocStore.open. */
+export interface DocStoreOptions {
+  /** The folder of the JSON files (memory/docs); the index lives in it as index.db. */
+  dir: string;
+  embedder: Embedder;
+  analyzer: TextAnalyzer;
+  clock: Clock;
+  logger: Logger;
+  /** Reciprocal-rank constant of the fusion; 60 by default. */
+  rrfK?: number;
+  /** A dense-only hit needs at least this cosine to count; default 0.25. */
+  minDense?: number;
+}
+
+/** One document of an insertMany call: new (`document`), already `stored`, or a repeat. */
+interface PlannedDoc {
+  hash: string;
+  document?: MemoryDocument;
+  stored?: string;
+}
+
+/** The document store. */
+export class DocStore implements DocumentStore {
+  #o: DocStoreOptions;
+  #db: DocIndexDb;
+  #vectors: DocVectors;
+  #words = new Bm25Index();
+
+  private constructor(options: DocStoreOptions, db: DocIndexDb) {
+    this.#o = options;
+    this.#db = db;
+    this.#vectors = new DocVectors(options.embedder.dim, { capacity: db.count() + 64 });
+  }
+
+  /** Open the folder: reconcile the index with the files, load the vectors, report stale ones. */
+  static async open(options: DocStoreOptions): Promise<DocStore> {
+    await Deno.mkdir(options.dir, { recursive: true });
+    const store = new DocStore(options, await openDocIndex(options.dir, options.logger));
+    await store.#reconcile();
+    store.#loadVectors();
+    return store;
+  }
+
+  size(): number {
+    return this.#db.count();
+  }
+
+  /** Vectors held in memory, in bytes. */
+  vectorBytes(): number {
+    return this.#vectors.residentBytes();
+  }
+
+  async insert(doc: NewDocument): Promise<{ id: string; duplicate: boolean }> {
+    const [result] = await this.insertMany([doc], { sync: true });
+    return result!;
+  }
+
+  /**
+   * Store many documents, all or none: embedded in batches and their files written (without a
+   * per-file fsync when `sync` is false; the folder is synced once), then indexed in one
+   * transaction. Identical content is stored once: a document whose content is already here —
+   * or earlier in `docs`, or committed by another writer meanwhile (another process, a
+   * concurrent import) — comes back as `duplicate` with the id of the one kept. On failure
+   * nothing is indexed and the files written are removed.
+   */
+  async insertMany(
+    docs: readonly NewDocument[],
+    options: { batch?: number; sync?: boolean; signal?: AbortSignal } = {},
+  ): Promise<{ id: string; duplicate: boolean }[]> {
+    const planned = await this.#plan(docs);
+    const fresh = planned.flatMap((p) =>
+      p.document ? [{ document: p.document, hash: p.hash }] : []
+    );
+    const written: DocRecord[] = [];
+    let kept: Map<string, string>;
+    try {
+      await this.#writeFiles(fresh, written, options);
+      kept = this.#commit(written);
+    } catch (error) {
+      await Promise.all(written.map((r) => removeDocFile(this.#o.dir, r.document.id)));
+      throw error;
+    }
+    const surplus = written.filter((r) => kept.get(r.hash) !== r.document.id);
+    await Promise.all(surplus.map((r) => removeDocFile(this.#o.dir, r.document.id)));
+    return planned.map((p) => {
+      const id = p.stored ?? kept.get(p.hash)!;
+      return { id, duplicate: id !== p.document?.id };
+    });
+  }
+
+  /** Embed `fresh` in batches and write their files, adding each written one to `written`. */
+  async #writeFiles(
+    fresh: readonly { document: MemoryDocument; hash: string }[],
+    written: DocRecord[],
+    options: { batch?: number; sync?: boolean; signal?: AbortSignal },
+  ): Promise<void> {
+    const { embedder, dir } = this.#o;
+    const batch = options.batch ?? 256;
+    for (let start = 0; start < fresh.length; start += batch) {
+      options.signal?.throwIfAborted();
+      const part = fresh.slice(start, start + batch);
+      const vectors = await embedder.embed(part.map((p) => p.document.content), options);
+      for (const [i, { document, hash }] of part.entries()) {
+        const record = {
+          document,
+          hash,
+          vector: { fingerprint: embedder.fingerprint, vector: vectors[i]! },
+        };
+        await writeDocFile(dir, record, { sync: options.sync });
+        written.push(record);
+      }
+    }
+    if (options.sync === false && written.length > 0) await syncPath(dir);
+    options.signal?.throwIfAborted();
+  }
+
+  /** Normalise and hash `docs`: new documents, or the id already stored under their hash. */
+  async #plan(docs: readonly NewDocument[]): Promise<PlannedDoc[]> {
+    const planned: PlannedDoc[] = [];
+    const seen = new Set<string>();
+    for (const doc of docs) {
+      const content = doc.content.trim();
+      if (content === "") throw new TypeError("Cannot store an empty document");
+      const hash = await contentHash(content);
+      const stored = this.#db.idByHash(hash);
+      if (stored !== undefined) planned.push({ hash, stored });
+      else if (seen.has(hash)) planned.push({ hash });
+      else {
+        seen.add(hash);
+        planned.push({ hash, document: newDocument(doc, content, this.#o.clock.now()) });
+      }
+    }
+    return planned;
+  }
+
+  /**
+   * Index `records` in one transaction, then in memory; returns each hash with the id kept.
+   * Another writer may have stored the same content since #plan: its id is kept and this
+   * record is surplus. A row with the record's own id was indexed from its file by another
+   * process opening the folder meanwhile, and counts as stored.
+   */
+  #commit(records: readonly DocRecord[]): Map<string, string> {
+    const kept = new Map<string, string>();
+    const terms = records.map((r) => this.#terms(r.document));
+    const indexed: number[] = [];
+    this.#db.transaction(() => {
+      for (const [i, record] of records.entries()) {
+        const holder = this.#db.idByHash(record.hash);
+        kept.set(record.hash, holder ?? record.document.id);
+        if (holder === undefined) this.#indexRow(record, terms[i]!);
+        if (holder === undefined || holder === record.document.id) indexed.push(i);
+      }
+    });
+    for (const i of indexed) this.#indexMemory(records[i]!, terms[i]!);
+    return kept;
+  }
+
+  async query(
+    text: string,
+    options: { k?: number; signal?: AbortSignal; touch?: boolean; minDense?: number } = {},
+  ): Promise<ScoredDocument[]> {
+    const k = options.k ?? 3;
+    if (text.trim() === "" || this.#vectors.size + this.size() === 0) return [];
+    const pool = Math.max(50, k * 4);
+    const [queryVector] = await this.#o.embedder.embed([text], { signal: options.signal });
+    const dense = this.#vectors.search(queryVector!, pool);
+    const keyword = this.#words.search(this.#o.analyzer.tokenize(text), pool);
+    const minDense = options.minDense ?? this.#o.minDense ?? 0.25;
+    const fused = fuse(dense, keyword, this.#o.rrfK ?? 60, minDense).slice(0, k);
+    const hits: ScoredDocument[] = [];
+    for (const hit of fused) {
+      const record = await this.#read(hit.id);
+      if (record) hits.push({ document: record.document, ...hit });
+    }
+    if (options.touch && hits.length > 0) await this.#touch(hits.map((h) => h.document));
+    return hits;
+  }
+
+  /** The `limit` newest documents' index rows (no file is read): for lists in the UI. */
+  recent(
+    limit: number,
+  ): { id: string; summary: string; source: string; createdAt: number; accessCount: number }[] {
+    return this.#db.recent(limit).map((r) => ({
+      id: r.id,
+      summary: r.summary,
+      source: r.source,
+      createdAt: r.createdAt,
+      accessCount: r.accessCount,
+    }));
+  }
+
+  /** Every document, oldest first (export); files that cannot be read are logged and skipped. */
+  async *all(): AsyncGenerator<MemoryDocument> {
+    const rows = this.#db.ids().map((id) => this.#db.get(id)!).filter((r) => r !== undefined)
+      .sort((a, b) => a.createdAt - b.createdAt);
+    for (const row of rows) {
+      const record = await this.#read(row.id);
+      if (record) yield record.document;
+    }
+  }
+
+  async markAccessed(ids: readonly string[]): Promise<void> {
+    const docs: MemoryDocument[] = [];
+    for (const id of ids) {
+      const record = await this.#read(id);
+      if (record) docs.push(record.document);
+    }
+    if (docs.length > 0) await this.#touch(docs);
+  }
+
+  async consume(ids: readonly string[]): Promise<MemoryDocument[]> {
+    const taken: MemoryDocument[] = [];
+    for (const id of ids) {
+      const record = await this.#read(id);
+      if (!record) continue;
+      await this.remove(id);
+      taken.push(record.document);
+    }
+    return taken.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async findCold(
+    options: { now: number; idleMs: number; maxAccess: number },
+  ): Promise<MemoryDocument[]> {
+    const rows = this.#db.cold(options.now - options.idleMs, options.maxAccess);
+    const docs: MemoryDocument[] = [];
+    for (const row of rows) {
+      const record = await this.#read(row.id);
+      if (record) docs.push(record.document);
+    }
+    return docs;
+  }
+
+  async remove(id: string): Promise<boolean> {
+    // The index goes first: a crash in between leaves a file that reconcile re-indexes.
+    const indexed = this.#db.remove(id);
+    this.#vectors.delete(id);
+    this.#words.remove(id);
+    const file = await removeDocFile(this.#o.dir, id);
+    return indexed || file;
+  }
+
+  /** Re-embed documents whose vector is from another space; logs progress. Returns the count. */
+  async reembedStale(options: { batch?: number; signal?: AbortSignal } = {}): Promise<number> {
+    const { embedder, logger } = this.#o;
+    const stale = this.#db.vectors().filter((v) => v.fingerprint !== embedder.fingerprint)
+      .map((v) => v.id);
+    if (stale.length === 0) return 0;
+    logger.info("Re-embedding documents from another vector space", {
+      count: stale.length,
+      fingerprint: embedder.fingerprint,
+    });
+    const batch = options.batch ?? 64;
+    let done = 0;
+    for (let i = 0; i < stale.length; i += batch) {
+      options.signal?.throwIfAborted();
+      const records = (await Promise.all(stale.slice(i, i + batch).map((id) => this.#read(id))))
+        .filter((r): r is DocRecord => r !== undefined);
+      const vectors = await embedder.embed(records.map((r) => r.document.content), options);
+      for (const [j, record] of records.entries()) {
+        const vector = { fingerprint: embedder.fingerprint, vector: vectors[j]! };
+        await writeDocFile(this.#o.dir, { ...record, vector });
+        this.#db.setVector(record.document.id, vector.fingerprint, vector.vector);
+        this.#vectors.put(record.document.id, vector.vector);
+      }
+      done += records.length;
+      logger.info("Re-embedding documents", { done, total: stale.length });
+    }
+    return done;
+  }
+
+  /** Close the index database. */
+  close(): void {
+    this.#db.close();
+  }
+
+  #index(record: DocRecord): void {
+    const terms = this.#terms(record.document);
+    this.#indexRow(record, terms);
+    this.#indexMemory(record, terms);
+  }
+
+  #indexRow(record: DocRecord, terms: string[]): void {
+    const d = record.document;
+    const row: IndexRow = { ...d, hash: record.hash, fingerprint: record.vector?.fingerprint };
+    this.#db.insert(row, terms.join(" "), record.vector?.vector);
+  }
+
+  #indexMemory(record: DocRecord, terms: string[]): void {
+    this.#words.add(record.document.id, terms);
+    if (record.vector?.fingerprint === this.#o.embedder.fingerprint) {
+      this.#vectors.put(record.document.id, record.vector.vector);
+    }
+  }
+
+  #terms(d: MemoryDocument): string[] {
+    return this.#o.analyzer.tokenize(`${d.summary}\n${d.content}`);
+  }
+
+  async #read(id: string): Promise<DocRecord | undefined> {
+    try {
+      return await readDocFile(this.#o.dir, id);
+    } catch (error) {
+      this.#o.logger.error("Cannot read a document file; skipping it", {
+        id,
+        error: errorMessage(error),
+      });
+      return undefined;
+    }
+  }
+
+  async #touch(docs: MemoryDocument[]): Promise<void> {
+    const now = this.#o.clock.now();
+    this.#db.touch(docs.map((d) => d.id), now);
+    for (const doc of docs) {
+      doc.accessCount++;
+      doc.lastAccess = now;
+      const record = await this.#read(doc.id);
+      if (record) await writeDocFile(this.#o.dir, { ...record, document: doc });
+    }
+  }
+
+  async #reconcile(): Promise<void> {
+    const files = new Set(await listDocIds(this.#o.dir));
+    const indexed = new Set(this.#db.ids());
+    for (const id of indexed) {
+      if (!files.has(id)) this.#db.remove(id);
+    }
+    const missing = [...files].filter((id) => !indexed.has(id));
+    if (missing.length > 0) {
+      this.#o.logger.info("Indexing document files", { count: missing.length });
+    }
+    for (const [i, id] of missing.entries()) {
+      const record = await this.#read(id);
+      if (!record) continue;
+      if (this.#db.idByHash(record.hash)) continue; // a duplicate file: keep the indexed one
+      this.#index(record);
+      if ((i + 1) % 5000 === 0) {
+        this.#o.logger.info("Indexing document files", { done: i + 1, total: missing.length });
+      }
+    }
+  }
+
+  #loadVectors(): void {
+    for (const row of this.#db.terms()) {
+      this.#words.add(row.id, row.terms === "" ? [] : row.terms.split(" "));
+    }
+    let stale = 0;
+    for (const row of this.#db.vectors()) {
+      if (
+        row.fingerprint === this.#o.embedder.fingerprint &&
+        row.vector?.length === this.#o.embedder.dim
+      ) {
+        this.#vectors.put(row.id, row.vector);
+      } else stale++;
+    }
+    if (stale > 0) {
+      this.#o.logger.warn("Documents with vectors from another space; run a re-embed", {
+        stale,
+        fingerprint: this.#o.embedder.fingerprint,
+      });
+    }
+  }
+}

@@ -1,0 +1,179 @@
+/** The embedding settings (`core.agent.embedding*`): zod-typed keys and their typed reading. */
+import { z } from "zod";
+import type { ConfigRegistry } from "../../core/mod.ts";
+
+/** Which vector space the daemon builds. */
+export type EmbeddingKind = "hash" | "static" | "onnx" | "http" | "tfidf";
+
+/** Every embedding setting, typed; `readEmbeddingConfig` fills it from the registry. */
+export interface EmbeddingConfig {
+  kind: EmbeddingKind;
+  /** Buckets of the hash and TF-IDF spaces. */
+  dim: number;
+  /** Comma-separated `.vec` / Numberbatch paths or URLs (with optional `#sha256=…&size=…`). */
+  modelPath: string;
+  maxWords: number;
+  onnxModel: string;
+  onnxVocab: string;
+  onnxMaxTokens: number;
+  onnxLowercase: boolean;
+  httpBaseUrl: string;
+  httpModel: string;
+  httpApiKey: string;
+  /** 0 asks the server once at start. */
+  httpDim: number;
+  httpBatchSize: number;
+  httpTimeoutMs: number;
+}
+
+const KINDS = ["hash", "static", "onnx", "http", "tfidf"] as const;
+
+const httpUrl = z.string().refine((v) => {
+  if (v === "") return true;
+  try {
+    return ["http:", "https:"].includes(new URL(v).protocol);
+  } catch {
+    return false;
+  }
+}, "expected an http:// or https:// URL");
+
+interface Key<T> {
+  field: keyof EmbeddingConfig;
+  key: string;
+  schema: z.ZodType<T>;
+  default: T;
+  description: string;
+  secret?: boolean;
+}
+
+const key = <T>(k: Key<T>): Key<unknown> => k as Key<unknown>;
+const P = "core.agent.embedding";
+
+const KEYS: readonly Key<unknown>[] = [
+  key({
+    field: "kind",
+    key: P,
+    schema: z.enum(KINDS),
+    default: "hash",
+    description: "Vector space: hash (default, no download), static, onnx, http or tfidf",
+  }),
+  key({
+    field: "dim",
+    key: `${P}_dim`,
+    schema: z.int().min(8).max(8192),
+    default: 512,
+    description: "Dimensions of the hash and tfidf spaces",
+  }),
+  key({
+    field: "modelPath",
+    key: `${P}_model_path`,
+    schema: z.string(),
+    default: "",
+    description:
+      "Comma list of fastText .vec / Numberbatch files or URLs (URL#sha256=HEX&size=N), averaged when aligned",
+  }),
+  key({
+    field: "maxWords",
+    key: `${P}_max_words`,
+    schema: z.int().min(1),
+    default: 200_000,
+    description: "Words read from each static vector file (files list frequent words first)",
+  }),
+  key({
+    field: "onnxModel",
+    key: `${P}_onnx_model`,
+    schema: z.string(),
+    default: "",
+    description: "Path of an ONNX sentence model (BERT-like inputs)",
+  }),
+  key({
+    field: "onnxVocab",
+    key: `${P}_onnx_vocab`,
+    schema: z.string(),
+    default: "",
+    description: "Path of the ONNX model's WordPiece vocab.txt",
+  }),
+  key({
+    field: "onnxMaxTokens",
+    key: `${P}_onnx_max_tokens`,
+    schema: z.int().min(2).max(8192),
+    default: 256,
+    description: "Tokens per text fed to the ONNX model, [CLS] and [SEP] included",
+  }),
+  key({
+    field: "onnxLowercase",
+    key: `${P}_onnx_lowercase`,
+    schema: z.boolean(),
+    default: true,
+    description: "Lower-case text for the ONNX tokenizer (uncased models)",
+  }),
+  key({
+    field: "httpBaseUrl",
+    key: `${P}_http_base_url`,
+    schema: httpUrl,
+    default: "",
+    description: "Base URL of an OpenAI-compatible embeddings API, e.g. http://127.0.0.1:11434/v1",
+  }),
+  key({
+    field: "httpModel",
+    key: `${P}_http_model`,
+    schema: z.string(),
+    default: "",
+    description: "Embedding model requested from the HTTP endpoint",
+  }),
+  key({
+    field: "httpApiKey",
+    key: `${P}_http_api_key`,
+    schema: z.string(),
+    default: "",
+    description: "API key of the embeddings endpoint; empty for local servers",
+    secret: true,
+  }),
+  key({
+    field: "httpDim",
+    key: `${P}_http_dim`,
+    schema: z.int().min(0),
+    default: 0,
+    description: "Dimension of the HTTP model; 0 asks the server at start",
+  }),
+  key({
+    field: "httpBatchSize",
+    key: `${P}_http_batch_size`,
+    schema: z.int().min(1).max(2048),
+    default: 64,
+    description: "Texts per embeddings request",
+  }),
+  key({
+    field: "httpTimeoutMs",
+    key: `${P}_http_timeout_ms`,
+    schema: z.int().min(1).max(600_000),
+    default: 30_000,
+    description: "Milliseconds one embeddings request may take",
+  }),
+];
+
+/** The defaults as one typed object (what a fresh install uses). */
+export const defaultEmbeddingConfig: Readonly<EmbeddingConfig> = Object.freeze(
+  Object.fromEntries(KEYS.map((k) => [k.field, k.default])) as unknown as EmbeddingConfig,
+);
+
+/** Define the `core.agent.embedding*` keys (restart to apply). Throws TypeError when called twice. */
+export function registerMemoryDefaults(registry: ConfigRegistry): void {
+  for (const k of KEYS) {
+    registry.define({
+      key: k.key,
+      schema: k.schema,
+      default: k.default,
+      description: k.description,
+      secret: k.secret,
+      restart: true,
+    });
+  }
+}
+
+/** Read every embedding setting in effect from `registry` (keys must be registered). */
+export function readEmbeddingConfig(registry: ConfigRegistry): EmbeddingConfig {
+  return Object.fromEntries(
+    KEYS.map((k) => [k.field, registry.get(k.key)]),
+  ) as unknown as EmbeddingConfig;
+}

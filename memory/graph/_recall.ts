@@ -1,0 +1,143 @@
+/**
+ * Recall from the graph database: seeds (exact name or alias, trigram FTS for keywords of three
+ * characters or more, name prefix for shorter ones, plus vector seeds from the caller), then a
+ * bounded breadth-first walk over active, open relations with a recursive CTE, both directions.
+ */
+import type { GraphEntity, GraphRecall } from "../../core/mod.ts";
+import { type GraphSql, toEntity } from "./_rows.ts";
+import { ENTITY_COLUMNS } from "./_rows.ts";
+import { normalizeName } from "./_schema.ts";
+
+/** Bounds of one walk. */
+export interface WalkOptions {
+  depth: number;
+  limit: number;
+  /** Most entities the walk visits (the CTE's LIMIT); default 256. */
+  maxNodes?: number;
+  /** Only walk into entities of these types. */
+  types?: readonly string[];
+}
+
+const SEEDS_PER_KEYWORD = 5;
+const MAX_KEYWORDS = 16;
+
+/** Entity ids matching `keywords`, best first (exact before fuzzy, then most mentioned). */
+export function keywordSeeds(g: GraphSql, keywords: readonly string[]): number[] {
+  const seeds: number[] = [];
+  const add = (rows: Record<string, unknown>[]) => {
+    for (const row of rows) if (!seeds.includes(Number(row.id))) seeds.push(Number(row.id));
+  };
+  for (const keyword of keywords.slice(0, MAX_KEYWORDS)) {
+    if (keyword.trim() === "") continue;
+    const norm = normalizeName(keyword);
+    add(g.all(
+      `select id from entities where norm = ?1 and status = 'active'
+       union select a.entity_id as id from entity_aliases a join entities e on e.id = a.entity_id
+         where a.norm = ?1 and e.status = 'active'`,
+      norm,
+    ));
+    if ([...norm].length >= 3) {
+      add(g.all(
+        `select e.id from entities_fts f join entities e on e.id = f.rowid
+         where entities_fts match ? and e.status = 'active' order by e.mentions desc limit ?`,
+        `"${norm.replaceAll('"', '""')}"`,
+        BigInt(SEEDS_PER_KEYWORD),
+      ));
+    } else {
+      add(g.all(
+        `select id from entities where norm > ? and norm < ? and status = 'active'
+         order by mentions desc limit ?`,
+        norm,
+        `${norm}\u{10ffff}`,
+        BigInt(SEEDS_PER_KEYWORD),
+      ));
+    }
+  }
+  return seeds;
+}
+
+/** Breadth-first from `seeds` (depth 0) over active open relations; id → depth reached. */
+export function walk(
+  g: GraphSql,
+  seeds: readonly number[],
+  options: WalkOptions,
+): Map<number, number> {
+  const reached = new Map<number, number>();
+  if (seeds.length === 0) return reached;
+  const typed = options.types !== undefined;
+  const join = typed
+    ? "join entities n on n.id = %s and n.type in (select value from json_each(?3))"
+    : "";
+  const step = (next: string, via: string) =>
+    `select ${next}, b.depth + 1 from bfs b join relations r on r.${via} = b.id
+     ${join.replace("%s", `r.${next}`)}
+     where b.depth < ?2 and r.status = 'active' and r.valid_to is null`;
+  const rows = g.all(
+    `with recursive bfs(id, depth) as (
+       select value, 0 from json_each(?1)
+       union ${step("target_id", "source_id")}
+       union ${step("source_id", "target_id")}
+       limit ?4
+     ) select id, min(depth) as depth from bfs group by id`,
+    JSON.stringify(seeds),
+    BigInt(options.depth),
+    JSON.stringify(options.types ?? []),
+    BigInt(options.maxNodes ?? 256),
+  );
+  for (const row of rows) reached.set(Number(row.id), Number(row.depth));
+  return reached;
+}
+
+/**
+ * The recall around `reached`: relations with both ends reached, ranked by hops from a seed,
+ * then confidence, then newest first; the entities they touch (seeds first).
+ */
+export function around(g: GraphSql, reached: Map<number, number>, limit: number): GraphRecall {
+  if (reached.size === 0) return { entities: [], relations: [] };
+  const ids = JSON.stringify([...reached.keys()]);
+  // `+` keeps the planner off a (target, source) probe per pair of reached ids (n² lookups):
+  // walk each reached source's covering index and test the target against the set instead.
+  const candidates = g.all(
+    `select r.id, r.source_id, r.target_id, r.confidence from relations r
+     where r.source_id in (select value from json_each(?1))
+       and +r.target_id in (select value from json_each(?1))
+       and r.status = 'active' and r.valid_to is null`,
+    ids,
+  );
+  const hop = (row: Record<string, unknown>) =>
+    Math.min(reached.get(Number(row.source_id))!, reached.get(Number(row.target_id))!);
+  candidates.sort((a, b) =>
+    hop(a) - hop(b) || Number(b.confidence) - Number(a.confidence) ||
+    Number(b.id) - Number(a.id)
+  );
+  const picked = candidates.slice(0, limit);
+  const relations = g.relations(picked.map((row) => Number(row.id)));
+  const touched = new Set<number>([...reached].filter(([, d]) => d === 0).map(([id]) => id));
+  for (const row of picked) touched.add(Number(row.source_id)).add(Number(row.target_id));
+  const entities = entitiesByIds(g, [...touched])
+    .sort((a, b) => reached.get(a.id)! - reached.get(b.id)! || b.mentions - a.mentions);
+  return { entities, relations };
+}
+
+/** Without keywords: the most mentioned entities and the newest active facts. */
+export function overview(g: GraphSql, limit: number): GraphRecall {
+  const entities = g.all(
+    `select ${ENTITY_COLUMNS} from entities where status = 'active'
+     order by mentions desc, updated_at desc limit 10`,
+  ).map(toEntity);
+  const ids = g.all(
+    `select id from relations where status = 'active' and valid_to is null
+     order by created_at desc, id desc limit ?`,
+    BigInt(limit),
+  ).map((row) => Number(row.id));
+  return { entities, relations: g.relations(ids) };
+}
+
+/** Entities by id (any order). */
+export function entitiesByIds(g: GraphSql, ids: readonly number[]): GraphEntity[] {
+  if (ids.length === 0) return [];
+  return g.all(
+    `select ${ENTITY_COLUMNS} from entities where id in (select value from json_each(?))`,
+    JSON.stringify(ids),
+  ).map(toEntity);
+}

@@ -1,0 +1,379 @@
+/**
+ * The graph layer (ARCHITECTURE.md "Graph Layer"): GraphDB on SQLite at memory/graph.db (WAL,
+ * foreign keys, ordered migrations). Entities with aliases, mention counts and vectors in the
+ * shared space; relations with confidence, status and validity (a superseded fact is closed,
+ * not contradicted); the sentences facts came from; blocks and edges ready for media.
+ */
+import {
+  type Clock,
+  type CommitResult,
+  type Embedder,
+  type EntityPatch,
+  errorMessage,
+  type GraphEntity,
+  type GraphIntrospection,
+  type GraphQuery,
+  type GraphRecall,
+  type GraphRelation,
+  type GraphStore,
+  type Logger,
+  type MergeResult,
+  type NeighbourhoodOptions,
+  type RelationPatch,
+  silentLogger,
+  type Triple,
+} from "../../core/mod.ts";
+import { openDatabase, withTransaction } from "../sqlite.ts";
+import { DEFAULT_ENTITY_TYPE, displayName, GRAPH_MIGRATIONS, normalizeName } from "./_schema.ts";
+import { GraphSql } from "./_rows.ts";
+import { commitNewTriples, commitTriples } from "./_commit.ts";
+import { around, entitiesByIds, keywordSeeds, overview, walk } from "./_recall.ts";
+import * as edit from "./_edit.ts";
+import { DocVectors } from "../docs/_vectors.ts";
+
+export {
+  isSingleValued,
+  MULTI_VALUED_PREDICATES,
+  normalizeName,
+  normalizePredicate,
+} from "./_schema.ts";
+
+/** Options of GraphDB.open. */
+export interface GraphDbOptions {
+  /** The database file (memory/graph.db), or ":memory:". */
+  path: string;
+  clock: Pick<Clock, "now">;
+  /** The shared vector space for entity vectors; without it there are no vector seeds. */
+  embedder?: Embedder;
+  logger?: Logger;
+  busyTimeoutMs?: number;
+  /** A vector seed needs at least this cosine with the query; default 0.3. */
+  minVectorScore?: number;
+}
+
+/** Sizes for `status` and `memory stats`. */
+export interface GraphStats {
+  entities: number;
+  /** Active, open relations. */
+  relations: number;
+  closed: number;
+  deleted: number;
+  sentences: number;
+}
+
+/** Rows for GraphDB.bulkEntities and bulkRelations (relations name entity ids). */
+export interface BulkGraph {
+  entities: { name: string; type?: string; mentions?: number }[];
+  relations: { source: number; target: number; type: string; validFrom: number }[];
+}
+
+/** The graph database. Methods are synchronous SQLite underneath; promises for the port. */
+export class GraphDB implements GraphStore {
+  #o: GraphDbOptions;
+  #g: GraphSql;
+  #vectors?: DocVectors;
+
+  private constructor(options: GraphDbOptions) {
+    this.#o = options;
+    const db = openDatabase(options.path, {
+      migrations: GRAPH_MIGRATIONS,
+      busyTimeoutMs: options.busyTimeoutMs,
+    });
+    this.#g = new GraphSql(db, () => options.clock.now());
+    if (options.embedder) this.#loadVectors(options.embedder);
+  }
+
+  /** Open (or create) the graph database; throws DatabaseError naming the file. */
+  static open(options: GraphDbOptions): GraphDB {
+    return new GraphDB(options);
+  }
+
+  async commit(triples: readonly Triple[]): Promise<CommitResult> {
+    const out = withTransaction(this.#g.db, () => commitTriples(this.#g, triples));
+    await this.#embed(out.fresh);
+    return {
+      entities: out.entities,
+      relations: out.relations,
+      reinforced: out.reinforced,
+      closed: out.closed,
+    };
+  }
+
+  /** Commit the facts of an import, skipping those already stored (see commitNewTriples). */
+  async importFacts(triples: readonly Triple[]): Promise<CommitResult & { skipped: number }> {
+    const out = withTransaction(this.#g.db, () => commitNewTriples(this.#g, triples));
+    await this.#embed(out.fresh);
+    const { fresh: _, ...result } = out;
+    return result;
+  }
+
+  recall(query: GraphQuery): Promise<GraphRecall> {
+    return settle(() => {
+      const limit = query.limit ?? 50;
+      const keywords = query.keywords.filter((k) => k.trim() !== "");
+      if (keywords.length === 0 && !query.vector) return overview(this.#g, limit);
+      const seeds = keywordSeeds(this.#g, keywords);
+      if (query.vector) {
+        for (const id of this.vectorSeeds(query.vector)) if (!seeds.includes(id)) seeds.push(id);
+      }
+      const reached = walk(this.#g, seeds, { depth: query.depth ?? 2, limit });
+      return around(this.#g, reached, limit);
+    });
+  }
+
+  /** Active entities whose vector is close to `vector` (cosine ≥ minVectorScore), best first. */
+  vectorSeeds(vector: Float32Array, k = 5): number[] {
+    if (!this.#vectors || vector.length !== this.#vectors.dim) return [];
+    const min = this.#o.minVectorScore ?? 0.3;
+    const hits = this.#vectors.search(vector, k * 2).filter((h) => h.score >= min);
+    if (hits.length === 0) return [];
+    const active = new Set(
+      this.#g.all(
+        "select id from entities where id in (select value from json_each(?)) and status = 'active'",
+        JSON.stringify(hits.map((h) => Number(h.id))),
+      ).map((r) => Number(r.id)),
+    );
+    return hits.map((h) => Number(h.id)).filter((id) => active.has(id)).slice(0, k);
+  }
+
+  stats(): Promise<GraphStats> {
+    return settle(() => {
+      return this.counts();
+    });
+  }
+
+  /** stats(), synchronously. */
+  counts(): GraphStats {
+    const view = edit.introspect(this.#g, 0, 0);
+    return {
+      entities: view.entities,
+      relations: view.relations,
+      closed: view.closed,
+      deleted: view.deleted,
+      sentences: view.sentences,
+    };
+  }
+
+  entity(name: string): Promise<GraphEntity | undefined> {
+    return settle(() => {
+      const id = this.#g.entityId(name);
+      return id === undefined ? undefined : this.#g.entity(id);
+    });
+  }
+
+  history(name: string, options: { limit?: number } = {}): Promise<GraphRelation[]> {
+    return settle(() => {
+      const id = this.#g.requireEntity(name);
+      return this.#g.relations(edit.historyIds(this.#g, id, options.limit ?? 100));
+    });
+  }
+
+  neighbourhood(name: string, options: NeighbourhoodOptions = {}): Promise<GraphRecall> {
+    return settle(() => {
+      const id = this.#g.requireEntity(name);
+      const limit = options.limit ?? 50;
+      const reached = walk(this.#g, [id], {
+        depth: options.depth ?? 1,
+        limit,
+        types: options.types,
+      });
+      return around(this.#g, reached, limit);
+    });
+  }
+
+  async merge(keep: string, drop: string): Promise<MergeResult> {
+    const r = withTransaction(this.#g.db, () => edit.mergeEntities(this.#g, keep, drop));
+    this.#vectors?.delete(String(r.drop));
+    await this.#embed([r.keep]);
+    return { entity: this.#g.entity(r.keep)!, moved: r.moved, folded: r.folded };
+  }
+
+  purge(name: string): Promise<{ relations: number; sentences: number }> {
+    return settle(() => {
+      const id = this.#g.entityId(name);
+      const result = withTransaction(this.#g.db, () => edit.purgeEntity(this.#g, name));
+      if (id !== undefined) this.#vectors?.delete(String(id));
+      return result;
+    });
+  }
+
+  deleteEntity(name: string): Promise<{ relations: number }> {
+    return settle(() => {
+      return withTransaction(this.#g.db, () => edit.retireEntity(this.#g, name));
+    });
+  }
+
+  async editEntity(name: string, patch: EntityPatch): Promise<GraphEntity> {
+    const id = withTransaction(this.#g.db, () => edit.editEntity(this.#g, name, patch));
+    await this.#embed([id]);
+    return this.#g.entity(id)!;
+  }
+
+  editRelation(id: number, patch: RelationPatch): Promise<GraphRelation> {
+    return settle(() => {
+      withTransaction(this.#g.db, () => edit.editRelation(this.#g, id, patch));
+      return this.#g.relations([id])[0]!;
+    });
+  }
+
+  introspect(options: { top?: number; recent?: number } = {}): Promise<GraphIntrospection> {
+    return settle(() => {
+      const { recentIds, ...view } = edit.introspect(
+        this.#g,
+        options.top ?? 10,
+        options.recent ?? 10,
+      );
+      return { ...view, recentRelations: this.#g.relations(recentIds) };
+    });
+  }
+
+  /**
+   * Insert many new entities in one transaction, without de-duplication (imports of a
+   * known-clean graph, benchmarks); returns their ids in order. Throws on an existing name.
+   */
+  bulkEntities(entities: BulkGraph["entities"]): number[] {
+    const now = BigInt(this.#o.clock.now());
+    return withTransaction(this.#g.db, () => {
+      const insert = this.#g.sql(
+        `insert into entities (name, norm, type, mentions, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?) returning id`,
+      );
+      return entities.map((e) =>
+        Number(
+          insert.get(
+            displayName(e.name),
+            normalizeName(e.name),
+            e.type ?? DEFAULT_ENTITY_TYPE,
+            BigInt(e.mentions ?? 1),
+            now,
+            now,
+          )!.id,
+        )
+      );
+    });
+  }
+
+  /** Insert many relations between entity ids in one transaction, without superseding. */
+  bulkRelations(relations: BulkGraph["relations"]): void {
+    const now = BigInt(this.#o.clock.now());
+    withTransaction(this.#g.db, () => {
+      const insert = this.#g.sql(
+        `insert into relations (source_id, target_id, type, valid_from, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?)`,
+      );
+      for (const r of relations) {
+        insert.run(BigInt(r.source), BigInt(r.target), r.type, BigInt(r.validFrom), now, now);
+      }
+    });
+  }
+
+  /** Re-embed entities whose vector is missing or from another space; returns how many. */
+  async reembedStale(options: { batch?: number; signal?: AbortSignal } = {}): Promise<number> {
+    const embedder = this.#o.embedder;
+    if (!embedder) return 0;
+    let done = 0;
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const ids = this.#g.all(
+        "select id from entities where fingerprint is null or fingerprint != ? limit ?",
+        embedder.fingerprint,
+        BigInt(options.batch ?? 256),
+      ).map((r) => Number(r.id));
+      if (ids.length === 0) return done;
+      if (!await this.#embed(ids, options.signal)) return done;
+      done += ids.length;
+    }
+  }
+
+  /** Every fact not deleted (open and closed), oldest first, with names and sentences: export. */
+  exportFacts(): (Triple & { validTo?: number })[] {
+    return this.#g.db.prepare(
+      `select s.name as subject, s.type as subject_type, r.type as predicate,
+         t.name as object, t.type as object_type, r.confidence, r.valid_from, r.valid_to,
+         r.session_id, r.turn_ids,
+         (select se.text from relation_sentences rs join sentences se on se.id = rs.sentence_id
+           where rs.relation_id = r.id limit 1) as sentence
+       from relations r
+       join entities s on s.id = r.source_id
+       join entities t on t.id = r.target_id
+       where r.status = 'active'
+       order by r.valid_from, r.id`,
+    ).all().map((r) => ({
+      subject: String(r.subject),
+      subjectType: String(r.subject_type),
+      predicate: String(r.predicate),
+      object: String(r.object),
+      objectType: String(r.object_type),
+      confidence: Number(r.confidence),
+      validFrom: Number(r.valid_from),
+      validTo: r.valid_to === null ? undefined : Number(r.valid_to),
+      sessionId: r.session_id === null ? undefined : String(r.session_id),
+      turnIds: JSON.parse(String(r.turn_ids)) as string[],
+      sentence: r.sentence === null ? undefined : String(r.sentence),
+    }));
+  }
+
+  /** Close the database. */
+  close(): void {
+    if (!this.#g.db.isOpen) return;
+    this.#g.clear();
+    this.#g.db.close();
+  }
+
+  async #embed(ids: readonly number[], signal?: AbortSignal): Promise<boolean> {
+    const embedder = this.#o.embedder;
+    if (!embedder || !this.#vectors || ids.length === 0) return true;
+    const entities = entitiesByIds(this.#g, ids);
+    try {
+      const vectors = await embedder.embed(entities.map(entityText), { signal });
+      withTransaction(this.#g.db, () => {
+        entities.forEach((e, i) => {
+          const v = vectors[i]!;
+          this.#g.run(
+            "update entities set fingerprint = ?, vector = ? where id = ?",
+            embedder.fingerprint,
+            new Uint8Array(v.buffer, v.byteOffset, v.byteLength),
+            BigInt(e.id),
+          );
+          this.#vectors!.put(String(e.id), v);
+        });
+      });
+      return true;
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      (this.#o.logger ?? silentLogger).warn("Cannot embed graph entities; will retry later", {
+        count: ids.length,
+        error: errorMessage(error),
+      });
+      return false;
+    }
+  }
+
+  #loadVectors(embedder: Embedder): void {
+    this.#vectors = new DocVectors(embedder.dim);
+    const rows = this.#g.sql(
+      "select id, vector from entities where fingerprint = ? and vector is not null",
+    ).iterate(embedder.fingerprint);
+    for (const row of rows) {
+      const bytes = row.vector as Uint8Array;
+      if (bytes.byteLength !== embedder.dim * 4) continue;
+      const copy = new Uint8Array(bytes.byteLength);
+      copy.set(bytes);
+      this.#vectors.put(String(row.id), new Float32Array(copy.buffer));
+    }
+  }
+}
+
+/** The text an entity is embedded from: its name, and its type when it has one. */
+export function entityText(entity: Pick<GraphEntity, "name" | "type">): string {
+  return entity.type === DEFAULT_ENTITY_TYPE ? entity.name : `${entity.name} ${entity.type}`;
+}
+
+/** Run `fn` now; its result or its throw as a promise (the port's methods reject, never throw). */
+function settle<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}

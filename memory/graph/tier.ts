@@ -1,0 +1,89 @@
+/**
+ * The graph tier of a home as the daemon and the CLI open it: GraphDB at memory/graph.db, the
+ * Indexer over it, the "[Memory Index]" section for an input, and the graph and social tools
+ * (with `memory_recall` telling the Indexer what the model already fetched).
+ */
+import {
+  type Clock,
+  errorMessage,
+  graphTools,
+  type Logger,
+  type MemorySection,
+  type RegisteredTool,
+  socialTools,
+} from "../../core/mod.ts";
+import type { Embedder } from "../../core/mod.ts";
+import { GraphDB, type GraphStats } from "./db.ts";
+import { GraphIndexer } from "./indexer.ts";
+import type { TextAnalyzer } from "../text/keywords.ts";
+
+/** Options of openGraphTier. */
+export interface GraphTierOptions {
+  /** memory/graph.db, or ":memory:". */
+  path: string;
+  embedder: Embedder;
+  analyzer: TextAnalyzer;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The opened graph tier. */
+export interface GraphTier {
+  graph: GraphDB;
+  indexer: GraphIndexer;
+  /** The "[Memory Index]" section for `text`; a failure is logged and yields none. */
+  section(text: string, signal?: AbortSignal): Promise<MemorySection | undefined>;
+  /** memory_* and person_* tools. */
+  tools(): RegisteredTool[];
+  /** Counts (synchronous SQLite). */
+  stats(): GraphStats;
+  /** Re-embed entities from another space; never rejects unless aborted. */
+  reembedStale(signal?: AbortSignal): Promise<void>;
+  close(): void;
+}
+
+/** Open the graph tier. Throws DatabaseError when the database cannot be opened. */
+export function openGraphTier(options: GraphTierOptions): GraphTier {
+  const logger = options.logger.child({ component: "graph" });
+  const graph = GraphDB.open({
+    path: options.path,
+    clock: options.clock,
+    embedder: options.embedder,
+    logger,
+  });
+  const indexer = new GraphIndexer({
+    graph,
+    analyzer: options.analyzer,
+    embedder: options.embedder,
+  });
+  const tools = [
+    ...graphTools(graph, { onRecalled: (ids) => indexer.markRecalled(ids) }),
+    ...socialTools(graph),
+  ];
+  return {
+    graph,
+    indexer,
+    async section(text, signal) {
+      try {
+        return await indexer.section(text, { signal });
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        logger.error("Graph recall failed; answering without it", { error: errorMessage(error) });
+        return undefined;
+      }
+    },
+    tools: () => tools,
+    stats: () => graph.counts(),
+    async reembedStale(signal) {
+      try {
+        const done = await graph.reembedStale({ signal });
+        if (done > 0) logger.info("Re-embedded graph entities", { count: done });
+      } catch (error) {
+        if (!signal?.aborted) {
+          logger.error("Re-embedding graph entities failed", { error: errorMessage(error) });
+        }
+      }
+    },
+    close: () => graph.close(),
+  };
+}

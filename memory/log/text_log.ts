@@ -1,0 +1,241 @@
+/**
+ * Text memory (ARCHITECTURE.md "Other Memory Layers"): the raw conversation, one JSON line per
+ * turn in memory/text/, fsynced, rotated at 24 h or 10 MB into files named by their start time.
+ * The rule distiller reads it back from a watermark; a torn last line (a crash mid-write) is
+ * skipped with a warning, never fatal.
+ */
+import { join } from "node:path";
+import {
+  type Clock,
+  EPHEMERAL_META,
+  errorMessage,
+  type Logger,
+  silentLogger,
+  type StageContext,
+  type StageHandler,
+} from "../../core/mod.ts";
+
+/** One turn as the text log keeps it. */
+export interface TextTurn {
+  turnId: string;
+  source: string;
+  channel: string;
+  /** Who spoke, when the channel knows. */
+  sender?: string;
+  input: string;
+  reply: string;
+  /** When the input arrived (ms). */
+  inputAt: number;
+  /** When the reply was written (ms). */
+  replyAt: number;
+}
+
+/** Where a reader stopped: a file of memory/text/ and the byte offset after its last whole line. */
+export interface TextWatermark {
+  file: string;
+  offset: number;
+}
+
+/** Options of TextLog.open. */
+export interface TextLogOptions {
+  /** memory/text/ */
+  dir: string;
+  clock: Pick<Clock, "now">;
+  logger?: Logger;
+  /** Rotate after this long; default 24 h. */
+  maxAgeMs?: number;
+  /** Rotate before a file would pass this size; default 10 MB. */
+  maxBytes?: number;
+}
+
+const FILE = /^(\d{8}T\d{9}Z)\.jsonl$/;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The JSONL conversation log. Appends are serialised; each is durable when it resolves. */
+export class TextLog {
+  #o: TextLogOptions;
+  #logger: Logger;
+  #file?: Deno.FsFile;
+  #name?: string;
+  #startedAt = 0;
+  #size = 0;
+  #writing: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  private constructor(options: TextLogOptions) {
+    this.#o = options;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  /** Open the log in `dir` (created when missing); continues the newest file if it may grow. */
+  static async open(options: TextLogOptions): Promise<TextLog> {
+    await Deno.mkdir(options.dir, { recursive: true });
+    return new TextLog(options);
+  }
+
+  /** Append one turn (fsync before resolving). Rejects on IO failure; the log stays usable. */
+  append(turn: TextTurn): Promise<void> {
+    if (this.#closed) return Promise.reject(new TypeError("Cannot append: the text log is closed"));
+    const line = encoder.encode(JSON.stringify(turn) + "\n");
+    const write = this.#writing.then(() => this.#write(line));
+    this.#writing = write.catch(() => {});
+    return write;
+  }
+
+  /**
+   * A stage handler for `after_output` that logs the turn; consolidation turns and ephemeral
+   * ones (the OpenAI-compatible endpoint unless asked to remember) are left out.
+   */
+  stageHandler(): StageHandler {
+    return (context: StageContext) => {
+      if (context.stage !== "after_output" || context.input.consolidation) return;
+      if (context.input.meta[EPHEMERAL_META] === true) return;
+      const input = context.input;
+      this.append({
+        turnId: input.id,
+        source: input.source,
+        channel: input.channel,
+        ...(input.sender === undefined ? {} : { sender: input.sender }),
+        input: input.text,
+        reply: context.output ?? "",
+        inputAt: input.receivedAt,
+        replyAt: this.#o.clock.now(),
+      }).catch((error) =>
+        this.#logger.error("Cannot append to the text log", {
+          turnId: input.id,
+          error: errorMessage(error),
+        })
+      );
+    };
+  }
+
+  /** Turns after `since` (all when absent), oldest first, and the watermark after the last one. */
+  async readSince(
+    since?: TextWatermark,
+  ): Promise<{ turns: TextTurn[]; watermark?: TextWatermark }> {
+    await this.#writing;
+    const files = await listLogFiles(this.#o.dir);
+    const turns: TextTurn[] = [];
+    let watermark = since;
+    for (const file of files) {
+      if (since && file < since.file) continue;
+      const start = since && file === since.file ? since.offset : 0;
+      const bytes = await Deno.readFile(join(this.#o.dir, file));
+      const end = bytes.lastIndexOf(0x0a) + 1; // a trailing partial line is not read yet
+      if (end > start) {
+        turns.push(...this.#parse(file, decoder.decode(bytes.subarray(start, end))));
+      }
+      watermark = { file, offset: Math.max(end, start) };
+    }
+    return { turns, watermark };
+  }
+
+  /** Wait for pending appends, then close the file. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#writing;
+    this.#file?.close();
+    this.#file = undefined;
+  }
+
+  async #write(line: Uint8Array): Promise<void> {
+    const now = this.#o.clock.now();
+    if (!this.#file) await this.#openCurrent(now);
+    const tooOld = now - this.#startedAt >= (this.#o.maxAgeMs ?? 24 * 3_600_000);
+    const tooBig = this.#size > 0 && this.#size + line.length > (this.#o.maxBytes ?? 10 << 20);
+    if (tooOld || tooBig) await this.#rotate(now);
+    let written = 0;
+    while (written < line.length) written += await this.#file!.write(line.subarray(written));
+    await this.#file!.syncData();
+    this.#size += line.length;
+  }
+
+  /** Continue the newest file when it is young enough; else start a new one. */
+  async #openCurrent(now: number): Promise<void> {
+    const newest = (await listLogFiles(this.#o.dir)).at(-1);
+    const startedAt = newest === undefined ? undefined : parseStart(newest);
+    if (newest === undefined || startedAt === undefined) return await this.#rotate(now);
+    const path = join(this.#o.dir, newest);
+    this.#file = await Deno.open(path, { append: true });
+    this.#name = newest;
+    this.#startedAt = startedAt;
+    this.#size = (await this.#file.stat()).size;
+    if (this.#size > 0 && !(await endsWithNewline(path))) {
+      // A crash tore the last line: end it so the next record starts clean (readers skip it).
+      this.#logger.warn("Text log ends with a torn line; continuing after it", { file: newest });
+      await this.#file.write(encoder.encode("\n"));
+      this.#size += 1;
+    }
+  }
+
+  async #rotate(now: number): Promise<void> {
+    this.#file?.close();
+    let name = fileName(now);
+    if (name <= (this.#name ?? "")) name = fileName(parseStart(this.#name!)! + 1);
+    this.#file = await Deno.open(join(this.#o.dir, name), { create: true, append: true });
+    this.#name = name;
+    this.#startedAt = now;
+    this.#size = 0;
+    this.#logger.info("Text log rotated", { file: name });
+  }
+
+  #parse(file: string, text: string): TextTurn[] {
+    const turns: TextTurn[] = [];
+    for (const line of text.split("\n")) {
+      if (line.trim() === "") continue;
+      try {
+        const value = JSON.parse(line) as Partial<TextTurn>;
+        if (typeof value.turnId === "string" && typeof value.input === "string") {
+          turns.push(value as TextTurn);
+          continue;
+        }
+      } catch {
+        // fall through to the warning
+      }
+      this.#logger.warn("Skipping an unreadable text log line", { file, line: line.slice(0, 80) });
+    }
+    return turns;
+  }
+}
+
+/** The log files of `dir`, oldest first (names sort by their start time). */
+export async function listLogFiles(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isFile && FILE.test(entry.name)) names.push(entry.name);
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return names.sort();
+}
+
+/** `20260101T000000000Z.jsonl` for a start time. */
+function fileName(ms: number): string {
+  return new Date(ms).toISOString().replace(/[-:.]/g, "") + ".jsonl";
+}
+
+function parseStart(name: string): number | undefined {
+  const stamp = FILE.exec(name)?.[1];
+  if (!stamp) return undefined;
+  const iso = `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T` +
+    `${stamp.slice(9, 11)}:${stamp.slice(11, 13)}:${stamp.slice(13, 15)}.${stamp.slice(15, 18)}Z`;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+async function endsWithNewline(path: string): Promise<boolean> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    const size = (await file.stat()).size;
+    if (size === 0) return true;
+    await file.seek(size - 1, Deno.SeekMode.Start);
+    const one = new Uint8Array(1);
+    await file.read(one);
+    return one[0] === 0x0a;
+  } finally {
+    file.close();
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * The memory tiers of one home, assembled: the vector space, the analyzer, the document store
+ * and the relevance context over them, plus what the kernel takes from them (recall for the
+ * prompt and the document tools). main.ts and the evaluation both build memory this way.
+ */
+import type {
+  Clock,
+  ConfigRegistry,
+  Embedder,
+  HeartbeatStats,
+  Input,
+  Logger,
+  MemorySection,
+  RegisteredTool,
+  ToolMemoryPolicy,
+} from "../core/mod.ts";
+import {
+  documentsSection,
+  documentTools,
+  errorMessage,
+  eventsToDocuments,
+  RelevanceContext,
+} from "../core/mod.ts";
+import { JsonContextStore } from "./stores/context.ts";
+import { DocStore } from "./docs/store.ts";
+import { readEmbeddingConfig } from "./embed/config.ts";
+import { selectEmbedder } from "./embed/spaces.ts";
+import type { HomePaths } from "./home.ts";
+import { rankMemory } from "./recall.ts";
+import { createTextAnalyzer, type TextAnalyzer } from "./text/keywords.ts";
+import { type GraphTier, openGraphTier } from "./graph/tier.ts";
+import type { GraphStats } from "./graph/db.ts";
+import { openUpkeep, type Upkeep } from "./upkeep.ts";
+
+/** A document is "related" when its pooled score (top lexical hit = 1) reaches this. */
+const RELATED_FLOOR = 0.35;
+
+/** Options of openMemory. */
+export interface OpenMemoryOptions {
+  paths: HomePaths;
+  config: ConfigRegistry;
+  clock: Clock;
+  logger: Logger;
+  /** A tool's memory policy (noMemory / cleaner), from the kernel's tool table. */
+  toolPolicy?: (name: string) => ToolMemoryPolicy | undefined;
+  /** Use this space instead of the configured one (tests, evaluation). */
+  embedder?: Embedder;
+}
+
+/** The opened tiers. */
+export interface MemoryTiers {
+  embedder: Embedder;
+  analyzer: TextAnalyzer;
+  documents: DocStore;
+  context: RelevanceContext;
+  /** The knowledge graph (memory/graph.db) and its Indexer. */
+  graph: GraphTier;
+  /** The text log, the knowledge base and the heartbeats (`upkeep.attach` starts them). */
+  upkeep: Upkeep;
+  /** Prompt sections for `input`: the "[Memory Index]" of the graph, related documents. */
+  recall(input: Input, signal: AbortSignal): Promise<MemorySection[]>;
+  /** The kernel tools over these tiers. */
+  tools(): RegisteredTool[];
+  /** Sizes for `status` and `memory stats`. */
+  stats(): {
+    contextEvents: number;
+    documents: number;
+    vectorSpace: string;
+    graph: GraphStats;
+    knowledge: number;
+    heartbeats: HeartbeatStats[];
+  };
+  /** Re-embed stale documents in the background; resolves when done. */
+  reembedInBackground(signal?: AbortSignal): Promise<void>;
+  /** Write the context window and close the stores. */
+  close(): Promise<void>;
+}
+
+/** Open the memory tiers of a home. */
+export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTiers> {
+  const { paths, config, clock, logger } = options;
+  const analyzer = await createTextAnalyzer();
+  const embedder = options.embedder ?? (await selectEmbedder(readEmbeddingConfig(config), {
+    logger: logger.child({ component: "embedding" }),
+    memoryDir: paths.memory,
+    analyzer,
+  })).embedder;
+  const documents = await DocStore.open({
+    dir: paths.docs,
+    embedder,
+    analyzer,
+    clock,
+    logger: logger.child({ component: "documents" }),
+  });
+  const context = await RelevanceContext.load({
+    clock,
+    logger: logger.child({ component: "context" }),
+    embedder,
+    store: new JsonContextStore({ path: paths.context, logger }),
+    archive: async (events) => {
+      await documents.insertMany(eventsToDocuments(events));
+    },
+    topK: () => config.get<number>("core.agent.max_context_size"),
+    toolPolicy: options.toolPolicy,
+  });
+  await dropRecalledDocuments(context, documents, logger);
+  const graph = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger });
+  const upkeep = await openUpkeep({
+    paths,
+    config,
+    clock,
+    logger,
+    embedder,
+    analyzer,
+    context,
+    documents,
+    graph: graph.graph,
+  });
+  const tools = [...documentTools(documents, context), ...graph.tools(), ...upkeep.tools()];
+  return {
+    embedder,
+    analyzer,
+    documents,
+    context,
+    graph,
+    upkeep,
+    async recall(input, signal) {
+      const index = await graph.section(input.text, signal);
+      // The same one-scale ranking `eval memory` measures; documents above the floor go in.
+      const ranked = await rankMemory(input.text, {
+        embedder,
+        analyzer,
+        events: context.events(),
+        documents,
+      }, { signal });
+      const docs = ranked.filter((item) => item.tier === "documents" && item.score >= RELATED_FLOOR)
+        .slice(0, 3).flatMap((item) => item.document ?? []);
+      await documents.markAccessed(docs.map((d) => d.id));
+      const related = documentsSection(docs);
+      const knowledge = await upkeep.section(input.text, signal);
+      return [index, related, knowledge].filter((s): s is MemorySection => s !== undefined);
+    },
+    tools: () => tools,
+    stats: () => ({
+      contextEvents: context.size(),
+      documents: documents.size(),
+      vectorSpace: embedder.fingerprint,
+      graph: graph.stats(),
+      knowledge: upkeep.knowledge.size(),
+      heartbeats: upkeep.heartbeats(),
+    }),
+    async reembedInBackground(signal) {
+      await graph.reembedStale(signal);
+      try {
+        await documents.reembedStale({ signal });
+      } catch (error) {
+        if (!signal?.aborted) {
+          logger.error("Re-embedding documents failed", { error: errorMessage(error) });
+        }
+      }
+    },
+    async close() {
+      await upkeep.close();
+      await context.flush();
+      documents.close();
+      graph.close();
+    },
+  };
+}
+
+/**
+ * `doc_query` makes the window hold a document (as a `doc:<id>` event) before it deletes the
+ * document; a crash in between leaves both. The window's copy wins, so nothing is doubled.
+ */
+async function dropRecalledDocuments(
+  context: RelevanceContext,
+  documents: DocStore,
+  logger: Logger,
+): Promise<void> {
+  for (const event of context.events()) {
+    if (event.role !== "cold_storage" || !event.id.startsWith("doc:")) continue;
+    const id = event.id.slice("doc:".length);
+    try {
+      if (await documents.remove(id)) {
+        logger.warn("Removed a document already moved back into the context window", { id });
+      }
+    } catch (error) {
+      logger.error("Cannot remove a document moved back into the context window", {
+        id,
+        error: errorMessage(error),
+      });
+    }
+  }
+}

@@ -1,0 +1,376 @@
+import assert from "node:assert/strict";
+import {
+  type ContextEvent,
+  type ContextRecord,
+  type ContextSnapshot,
+  type ContextStore,
+  RelevanceContext,
+  type RelevanceContextOptions,
+  replayContext,
+  type StoredContext,
+  textForVector,
+} from "../../../core/mod.ts";
+import { createHashEmbedder } from "../../../memory/embed/hash.ts";
+import { ManualClock } from "../../fakes/clock.ts";
+import { MemoryLogger } from "../../fakes/logger.ts";
+
+/**
+ * A store that keeps what a disk would: the last snapshot and the journal after it.
+ * `durable()` is what a process started after a crash would load.
+ */
+class MemoryContextStore implements ContextStore {
+  saves: ContextSnapshot[] = [];
+  appends: ContextRecord[][] = [];
+  initial?: ContextSnapshot;
+  journal: ContextRecord[] = [];
+  load(): Promise<StoredContext> {
+    return Promise.resolve(this.durable());
+  }
+  save(snapshot: ContextSnapshot) {
+    this.saves.push(structuredClone(snapshot));
+    this.initial = structuredClone(snapshot);
+    this.journal = [];
+    return Promise.resolve();
+  }
+  append(records: readonly ContextRecord[]) {
+    this.appends.push(structuredClone([...records]));
+    this.journal.push(...structuredClone([...records]));
+    return Promise.resolve();
+  }
+  durable(): StoredContext {
+    return structuredClone({ snapshot: this.initial, journal: this.journal });
+  }
+  /** What a process started after a crash finds on this "disk". */
+  restarted(): MemoryContextStore {
+    const next = new MemoryContextStore();
+    const { snapshot, journal } = this.durable();
+    next.initial = snapshot;
+    next.journal = journal;
+    return next;
+  }
+}
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 0, 1);
+
+function event(i: number, text: string, extra: Partial<ContextEvent> = {}): ContextEvent {
+  return {
+    id: `e${i}`,
+    role: "user",
+    source: "cli",
+    channel: "cli",
+    input: text,
+    turnIds: [`t${i}`],
+    timestamp: T0 + i * HOUR,
+    ...extra,
+  };
+}
+
+async function setup(overrides: Partial<RelevanceContextOptions> = {}) {
+  const clock = new ManualClock(T0);
+  const store = new MemoryContextStore();
+  const archived: ContextEvent[][] = [];
+  const context = await RelevanceContext.load({
+    clock,
+    logger: new MemoryLogger(),
+    embedder: createHashEmbedder(),
+    store,
+    archive: (events) => {
+      archived.push(events);
+      return Promise.resolve();
+    },
+    topK: () => 14,
+    ...overrides,
+  });
+  return { clock, store, archived, context };
+}
+
+const TOPICS = [
+  "my cat Mimi likes tuna and sleeps on the sofa",
+  "the stock market fell sharply today",
+  "how do I fix a flat bicycle tyre",
+  "the weather forecast says rain tomorrow",
+];
+
+Deno.test("RelevanceContext prune keeps the newest 10 and the most relevant, archiving the rest", async () => {
+  const { context, archived } = await setup();
+  for (let i = 0; i < 20; i++) context.append(event(i, `${TOPICS[i % 4]} (${i})`));
+  const result = await context.prune("what does my cat Mimi like to eat");
+  assert.deepEqual(result, { kept: 14, archived: 6, dropped: 0 });
+  const ids = context.events().map((e) => e.id);
+  for (let i = 10; i < 20; i++) assert.ok(ids.includes(`e${i}`), `recent e${i} kept`);
+  // Of the 10 older events, the 4 kept are the cat ones (0, 4, 8) plus one more.
+  for (const i of [0, 4, 8]) assert.ok(ids.includes(`e${i}`), `relevant e${i} kept`);
+  const times = context.events().map((e) => e.timestamp);
+  assert.deepEqual(times, [...times].sort((a, b) => a - b));
+  assert.equal(archived.length, 1);
+  assert.equal(archived[0]!.length, 6);
+  for (const e of archived[0]!) {
+    assert.equal(e.timestamp, T0 + Number(e.id.slice(1)) * HOUR, "original timestamp");
+    assert.ok(!ids.includes(e.id));
+  }
+});
+
+Deno.test("RelevanceContext prune drops agentcli and terminal events instead of archiving", async () => {
+  const { context, archived } = await setup({ topK: () => 10 });
+  for (let i = 0; i < 12; i++) {
+    context.append(event(i, `line ${i}`, { source: i === 0 ? "terminal" : "cli" }));
+  }
+  assert.deepEqual(await context.prune("anything"), { kept: 10, archived: 1, dropped: 1 });
+  assert.deepEqual(archived[0]!.map((e) => e.id), ["e1"]);
+});
+
+Deno.test("RelevanceContext keeps everything while at or under topK", async () => {
+  const { context, archived } = await setup();
+  for (let i = 0; i < 14; i++) context.append(event(i, `x ${i}`));
+  assert.deepEqual(await context.prune("x"), { kept: 14, archived: 0, dropped: 0 });
+  assert.equal(archived.length, 0);
+});
+
+Deno.test("RelevanceContext keeps events appended while a prune awaits the archive", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => release = r);
+  const { context } = await setup({ topK: () => 10, archive: () => gate });
+  for (let i = 0; i < 12; i++) context.append(event(i, `e ${i}`));
+  const pruning = context.prune("e");
+  await new Promise((r) => setTimeout(r, 0));
+  context.append(event(99, "late"));
+  release();
+  await pruning;
+  assert.ok(context.events().some((e) => e.id === "e99"));
+  assert.equal(context.size(), 11);
+});
+
+Deno.test("RelevanceContext saves debounced after 5 s and once more on flush", async () => {
+  const { context, clock, store } = await setup();
+  context.append(event(1, "a"));
+  context.append(event(2, "b"));
+  await clock.tick(4999);
+  assert.equal(store.saves.length, 0);
+  await clock.tick(1);
+  await context.flush();
+  assert.equal(store.saves.length, 1);
+  assert.deepEqual(store.saves[0]!.events.map((e) => e.id), ["e1", "e2"]);
+  context.append(event(3, "c"));
+  await context.flush();
+  assert.equal(store.saves.length, 2);
+  assert.equal(clock.pending, 0, "flush cancels the pending timer");
+  await context.flush();
+  assert.equal(store.saves.length, 2, "nothing new, nothing written");
+});
+
+Deno.test("RelevanceContext recomputes vectors from another space, never mixing them", async () => {
+  const store = new MemoryContextStore();
+  const stale = event(1, "my cat likes tuna", {
+    vector: { fingerprint: "other-model:v1:3", vector: new Float32Array([1, 0, 0]) },
+  });
+  store.initial = { version: 1, events: [stale, event(2, "rain tomorrow")] };
+  const embedder = createHashEmbedder({ dim: 64 });
+  const { context } = await setup({ store, embedder });
+  const scores = await context.scores("cat tuna");
+  assert.equal(scores.length, 2);
+  assert.ok(scores[0]! > scores[1]!);
+  for (const e of context.events()) {
+    assert.equal(e.vector?.fingerprint, embedder.fingerprint);
+    assert.equal(e.vector?.vector.length, 64);
+  }
+});
+
+Deno.test("textForVector takes the three branches and applies tool cleaners and noMemory", () => {
+  const policy = (name: string) =>
+    name === "secret_tool"
+      ? { noMemory: true }
+      : name === "qq_send"
+      ? { cleaner: (s: string) => s.replace(/<tpl>.*?<\/tpl>/g, "") }
+      : undefined;
+  assert.equal(textForVector(event(1, "  hello\n\n world ")), "hello world");
+  const agent: ContextEvent = {
+    ...event(2, ""),
+    role: "agent",
+    input: "ignored",
+    response: "Sent it.",
+    tools: [
+      { name: "qq_send", output: "<tpl>noise</tpl>delivered to Ann" },
+      { name: "secret_tool", output: "password=1234" },
+    ],
+  };
+  assert.equal(textForVector(agent, policy), "Sent it. delivered to Ann");
+  const cold: ContextEvent = { ...event(3, "question"), role: "cold_storage", response: "answer" };
+  assert.equal(textForVector(cold), "question answer");
+});
+
+Deno.test("RelevanceContext insert puts a recalled event back at its original time", async () => {
+  const { context } = await setup();
+  context.append(event(1, "a"));
+  context.append(event(5, "b"));
+  context.insert(event(3, "recalled", { role: "cold_storage" }));
+  assert.deepEqual(context.events().map((e) => e.id), ["e1", "e3", "e5"]);
+});
+
+const add = (seq: number, e: ContextEvent): ContextRecord => ({ seq, op: "add", event: e });
+
+Deno.test("replayContext applies the journal after the snapshot and skips what it holds", () => {
+  const stored: StoredContext = {
+    snapshot: { version: 1, seq: 2, events: [event(1, "a"), event(2, "b")] },
+    journal: [
+      add(2, event(2, "b")), // the snapshot has it: a crash came before the journal was emptied
+      add(3, event(3, "c")),
+      { seq: 4, op: "remove", ids: ["e1"] },
+      add(5, event(0, "recalled")),
+      { seq: 6, op: "archive", ids: ["e2", "e3"] },
+      { seq: 7, op: "remove", ids: ["e3"] },
+      { seq: 8, op: "archive", ids: ["e9"] }, // an event no longer in the window
+    ],
+  };
+  const replayed = replayContext(stored);
+  assert.deepEqual(replayed.events.map((e) => e.id), ["e0", "e2"]);
+  assert.deepEqual([...replayed.archiving], ["e2"]);
+  assert.equal(replayed.seq, 8);
+  assert.deepEqual(replayContext(structuredClone(stored)), replayed, "replay is deterministic");
+});
+
+Deno.test("RelevanceContext.commit writes every change so far in one journal append", async () => {
+  const { context, store } = await setup();
+  context.append(event(1, "a"));
+  context.append(event(5, "b", { vector: { fingerprint: "x", vector: new Float32Array(4) } }));
+  context.insert(event(3, "recalled", { role: "cold_storage" }));
+  assert.equal(store.appends.length, 0, "nothing is written per event");
+  await context.commit();
+  assert.equal(store.appends.length, 1);
+  assert.deepEqual(store.appends[0]!.map((r) => [r.seq, r.op]), [[1, "add"], [2, "add"], [
+    3,
+    "add",
+  ]]);
+  const second = store.appends[0]![1]!;
+  assert.ok(second.op === "add" && second.event.vector === undefined, "no vectors in the journal");
+  await context.commit();
+  assert.equal(store.appends.length, 1, "nothing new, nothing written");
+  const reloaded = await setup({ store });
+  assert.deepEqual(reloaded.context.events().map((e) => e.id), ["e1", "e3", "e5"]);
+});
+
+Deno.test("RelevanceContext snapshot compacts the journal; numbering carries on after reload", async () => {
+  const { context, clock, store } = await setup();
+  for (let i = 0; i < 3; i++) context.append(event(i, `x ${i}`));
+  await context.commit();
+  await clock.tick(5000);
+  await context.flush();
+  assert.equal(store.saves.length, 1);
+  assert.equal(store.saves[0]!.seq, 3);
+  assert.equal(store.journal.length, 0, "the snapshot emptied the journal");
+  context.append(event(3, "after the snapshot"));
+  await context.commit();
+  assert.deepEqual(store.journal.map((r) => r.seq), [4]);
+  const reloaded = await setup({ store });
+  assert.equal(reloaded.context.size(), 4);
+  reloaded.context.append(event(4, "next"));
+  await reloaded.context.commit();
+  assert.deepEqual(store.journal.map((r) => r.seq), [4, 5]);
+});
+
+Deno.test("RelevanceContext journals a prune's archive before the archive is called", async () => {
+  const store = new MemoryContextStore();
+  const seen: string[][] = [];
+  const { context } = await setup({
+    store,
+    topK: () => 10,
+    archive: () => {
+      seen.push(store.journal.map((r) => r.op));
+      return Promise.resolve();
+    },
+  });
+  for (let i = 0; i < 12; i++) context.append(event(i, `e ${i}`));
+  await context.prune("e");
+  assert.deepEqual(seen, [[...Array(12).fill("add"), "archive"]]);
+  await context.commit();
+  assert.equal(store.journal.at(-1)!.op, "remove");
+});
+
+/** Documents as DocStore keeps archived events: one per turn, equal content stored once. */
+function fakeDocuments() {
+  const docs = new Map<string, string[]>();
+  return {
+    docs,
+    write(events: ContextEvent[]) {
+      for (const e of events) if (!docs.has(e.id)) docs.set(e.id, [e.id]);
+    },
+  };
+}
+
+Deno.test("RelevanceContext: a crash between the document write and the prune record loses and doubles nothing", async () => {
+  const store = new MemoryContextStore();
+  const documents = fakeDocuments();
+  const { context } = await setup({
+    store,
+    topK: () => 10,
+    archive: (events) => {
+      documents.write(events);
+      return new Promise(() => {}); // the process dies here: the documents exist, nothing else
+    },
+  });
+  for (let i = 0; i < 12; i++) context.append(event(i, `e ${i}`));
+  await context.commit();
+  void context.prune("e");
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(documents.docs.size, 2, "the documents were written");
+
+  const archivedAgain: ContextEvent[][] = [];
+  const restarted = await setup({
+    store: store.restarted(),
+    topK: () => 10,
+    archive: (events) => {
+      archivedAgain.push(events);
+      documents.write(events);
+      return Promise.resolve();
+    },
+  });
+  assert.equal(archivedAgain.length, 1, "the interrupted archive is finished");
+  const inDocs = [...documents.docs.values()].flat();
+  const inContext = restarted.context.events().map((e) => e.id);
+  assert.equal(inContext.length + inDocs.length, 12, "every event is somewhere");
+  assert.deepEqual(inContext.filter((id) => inDocs.includes(id)), [], "none is in both");
+  assert.equal(new Set(inDocs).size, inDocs.length, "no document twice");
+});
+
+Deno.test("RelevanceContext: a failed archive keeps the events and the next prune finishes it", async () => {
+  const documents = fakeDocuments();
+  let fail = true;
+  const { context } = await setup({
+    topK: () => 12,
+    archive: (events) => {
+      documents.write(events.slice(0, 1)); // some documents may be written before it fails
+      if (fail) return Promise.reject(new Error("disk full"));
+      documents.write(events);
+      return Promise.resolve();
+    },
+  });
+  const texts = ["my cat likes tuna", "the stock market", "the cat on the sofa", "a stock crash"];
+  texts.forEach((text, i) => context.append(event(i, text)));
+  for (let i = 4; i < 14; i++) context.append(event(i, `filler ${i}`));
+  await assert.rejects(context.prune("cat"), /disk full/);
+  assert.equal(context.size(), 14, "the window keeps them");
+  assert.deepEqual([...documents.docs.keys()], ["e1"], "but one document was written");
+  fail = false;
+  context.append(event(14, "filler 14"));
+  // The stock events would now stay on relevance; the archive begun for them goes through.
+  await context.prune("stock market crash");
+  const inDocs = [...documents.docs.values()].flat();
+  const inContext = context.events().map((e) => e.id);
+  assert.deepEqual(inContext.filter((id) => inDocs.includes(id)), [], "none in both places");
+  assert.ok(inDocs.includes("e1") && inDocs.includes("e3"));
+  assert.equal(inContext.length + inDocs.length, 15, "none lost, none twice");
+});
+
+Deno.test("RelevanceContext: a journal write that fails is retried by the next commit", async () => {
+  const store = new MemoryContextStore();
+  let fail = true;
+  const append = store.append.bind(store);
+  store.append = (records) => fail ? Promise.reject(new Error("EIO")) : append(records);
+  const { context } = await setup({ store });
+  context.append(event(1, "a"));
+  await assert.rejects(context.commit(), /EIO/);
+  fail = false;
+  context.append(event(2, "b"));
+  await context.commit();
+  assert.deepEqual(store.journal.map((r) => r.seq), [1, 2]);
+});
