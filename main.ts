@@ -67,6 +67,7 @@ import {
   daemonIndexDir,
   type DaemonTarget,
   defaultImportMap,
+  installService,
   memoryImportOnline,
   placeHmap,
   PLUGIN_ACTIONS,
@@ -82,8 +83,13 @@ import {
   registerPluginDefaults,
   removeInstalled,
   reviewManifest,
+  serviceCommand,
+  type ServiceTarget,
+  serviceTarget,
   statusCommand,
   stopCommand,
+  systemdVersion,
+  uninstallService,
 } from "./plugins/mod.ts";
 import {
   agentChatPort,
@@ -116,6 +122,8 @@ Commands:
   memory stats | recall QUERY | export FILE | import FILE   JSON: memory sizes, or what recall finds for QUERY
   eval memory --corpus F --questions F [--k 5,10] [--run-out F]
                                 retrieval evaluation over a fresh memory (docs/memory.md)
+  service install [--user] [--port P] [--host H] | uninstall [--user]
+                                a systemd unit running serve for this home (docs/operations.md)
 
 Every command takes --home DIR (default $HOMEAGENT_HOME or ~/.homeagent).`;
 
@@ -140,6 +148,7 @@ async function main(args: string[]): Promise<number> {
       k: { type: "string" },
       "run-out": { type: "string" },
       yes: { type: "boolean", short: "y" },
+      user: { type: "boolean" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
     },
@@ -171,6 +180,8 @@ async function main(args: string[]): Promise<number> {
       return await memory(home, rest);
     case "eval":
       return await evaluate(home, rest, values);
+    case "service":
+      return await service(home, rest, values);
     default:
       throw new UsageError(`Unknown command "${command}"\n\n${usageText()}`);
   }
@@ -587,6 +598,63 @@ function shownValue(registry: ConfigRegistry, key: string, reveal: boolean): unk
   const value = registry.get(key);
   const hidden = registry.describe(key).secret && !reveal && value !== "";
   return hidden ? SECRET_MASK : value;
+}
+
+/** `service install [--user] | uninstall [--user]`: a systemd unit (docs/operations.md). */
+async function service(
+  home: string,
+  args: string[],
+  flags: { user?: boolean; home?: string; host?: string; port?: string },
+): Promise<number> {
+  const [action] = args;
+  if (args.length !== 1 || (action !== "install" && action !== "uninstall")) {
+    throw new UsageError(
+      `Usage: ${cli} service install [--user] [--port P] [--host H] | uninstall [--user]`,
+    );
+  }
+  const target = await serviceTarget({
+    user: flags.user ?? false,
+    home,
+    homeNamed: flags.home !== undefined || env.HOMEAGENT_HOME !== undefined,
+    env,
+    uid: Deno.build.os === "windows" ? null : Deno.uid(),
+  });
+  const result = action === "uninstall"
+    ? await uninstallService(target)
+    : await installService(target, {
+      command: serviceCommand(processLaunchFacts()),
+      host: flags.host,
+      port: await servicePort(target, flags.port),
+      systemd: await systemdVersion(),
+    });
+  const verb = action === "install" ? "Wrote" : "Removed";
+  console.log(`${verb} ${result.unitFile}`);
+  if (action === "install") {
+    const state = result.envCreated ? "created, mode 0600" : "kept as it was, mode 0600";
+    console.log(`API keys go in ${result.envFile} (${state})`);
+  } else console.log(`${result.envFile} is kept: it holds your keys`);
+  console.log(action === "install" ? "Start it now and at every boot:" : "Stop what still runs:");
+  for (const line of result.next) console.log(`  ${line}`);
+  return 0;
+}
+
+/** The unit's port: --port, else the home's core.web.port (a user unit; root opens no home). */
+async function servicePort(target: ServiceTarget, flag?: string): Promise<number> {
+  if (flag !== undefined) {
+    const port = Number(flag);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) {
+      throw new UsageError(`Invalid --port "${flag}": expected an integer 1-65535`);
+    }
+    return port;
+  }
+  if (target.scope === "system") return 7800;
+  const logger = createJsonLogger({ level: "warn" });
+  const { store, registry } = openConfig(await ensureHome(target.home, { logger }), logger);
+  try {
+    return registry.get<number>("core.web.port");
+  } finally {
+    store.close();
+  }
 }
 
 /** `eval memory`: DESIGN.md §8, over a fresh memory in a temporary folder. */

@@ -9,10 +9,24 @@ export { chatOnce, type ChatPrinter, CliClient, type DaemonTarget } from "./buil
 export {
   commandName,
   type LaunchFacts,
+  type LaunchKind,
+  launchKind,
   processLaunchFacts,
   PROGRAM,
   shellQuote,
 } from "./builtin/cli/command_name.ts";
+export {
+  DAEMON_PERMISSIONS,
+  installService,
+  serviceCommand,
+  type ServiceResult,
+  type ServiceSpec,
+  type ServiceTarget,
+  serviceTarget,
+  systemdVersion,
+  uninstallService,
+  unitText,
+} from "./builtin/cli/service.ts";
 export { type DaemonEntry, DaemonIndex, daemonIndexDir } from "./builtin/cli/daemon_index.ts";
 export { processIo, type ReplIo, runRepl } from "./builtin/cli/repl.ts";
 export {

@@ -1,8 +1,9 @@
 /**
  * The command a person types to run HomeAgent, for every message that tells them what to run
  * ("start one with `homeagent serve`"). Someone who followed the README may have a compiled
- * binary, an installed `homeagent` shim (`deno task install`), or only the checkout; a hint
- * that names a command they do not have is worse than none.
+ * binary, an installed `homeagent` shim (`deno task install`), the one-file bundle
+ * (`deno task bundle`), or only the checkout; a hint that names a command they do not have is
+ * worse than none.
  */
 import { basename, delimiter, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +14,8 @@ export interface LaunchFacts {
   execPath: string;
   /** The folder of main.ts (the checkout, with its deno.json). */
   repo: string;
+  /** The bundle file (`dist/homeagent.js`) when that is what deno runs. */
+  bundle?: string;
   cwd: string;
   /** The PATH the user's shell searches. */
   path: string;
@@ -25,25 +28,40 @@ export const PROGRAM = "homeagent";
 
 /**
  * The command prefix to show, in order: a compiled binary (its name when the shell finds one
- * of that name, else its path); an installed `homeagent` on PATH; `deno task homeagent` in
- * the checkout (deno finds the task from any folder inside it); else
- * `deno run -A <repo>/main.ts`, which works from any folder.
+ * of that name, else its path); the bundle (`deno run -A <bundle>`); an installed `homeagent`
+ * on PATH; `deno task homeagent` in the checkout (deno finds the task from any folder inside
+ * it); else `deno run -A <repo>/main.ts`, which works from any folder.
  */
 export function commandName(facts: LaunchFacts): string {
-  const self = basename(facts.execPath);
-  if (!/^deno(\.exe)?$/i.test(self)) {
+  const kind = launchKind(facts);
+  if (kind === "compiled") {
+    const self = basename(facts.execPath);
     return which(self, facts) !== undefined ? self : shellQuote(facts.execPath);
   }
+  if (kind === "bundle") return `deno run -A ${shellQuote(facts.bundle!)}`;
   if (which(PROGRAM, facts) !== undefined) return PROGRAM;
   if (within(facts.repo, facts.cwd)) return `deno task ${PROGRAM}`;
   return `deno run -A ${shellQuote(join(facts.repo, "main.ts"))}`;
 }
 
+/** How this program is installed: a compiled binary, the one-file bundle, or the checkout. */
+export type LaunchKind = "compiled" | "bundle" | "checkout";
+
+/** Which of the three `facts` describe. */
+export function launchKind(facts: LaunchFacts): LaunchKind {
+  if (!/^deno(\.exe)?$/i.test(basename(facts.execPath))) return "compiled";
+  return facts.bundle !== undefined ? "bundle" : "checkout";
+}
+
 /** The facts of this process. */
 export function processLaunchFacts(): LaunchFacts {
+  const main = Deno.mainModule;
+  // Run from the checkout the main module is main.ts; a bundle is one .js file.
+  const bundle = main.startsWith("file:") && /\.m?js$/.test(main) ? fileURLToPath(main) : undefined;
   return {
     execPath: Deno.execPath(),
     repo: dirname(fileURLToPath(new URL("../../../main.ts", import.meta.url))),
+    bundle,
     cwd: Deno.cwd(),
     path: Deno.env.get("PATH") ?? "",
     isExecutable(file) {

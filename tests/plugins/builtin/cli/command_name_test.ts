@@ -46,3 +46,10 @@ Deno.test("commandName names a compiled binary by its name on PATH, else by its 
     "ha-2",
   );
 });
+
+Deno.test("commandName names the bundle deno runs, by its path", () => {
+  assert.equal(
+    commandName(facts({ bundle: "/opt/ha/homeagent.js", executables: ["/usr/bin/homeagent"] })),
+    "deno run -A /opt/ha/homeagent.js",
+  );
+});
