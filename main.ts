@@ -60,6 +60,7 @@ import {
   commandName,
   ConfirmationRequired,
   confirmInstall,
+  createAgentcliPlugin,
   createCfgmgrPlugin,
   createCliPlugin,
   createMcpPlugin,
@@ -78,6 +79,7 @@ import {
   PROGRAM,
   readHmap,
   readManifest,
+  registerAgentcliSettings,
   registerCfgmgrSettings,
   registerMcpDefaults,
   registerPluginDefaults,
@@ -211,6 +213,7 @@ function openConfig(paths: HomePaths, logger: Logger) {
   registerPluginDefaults(registry);
   registerMcpDefaults(registry);
   registerCfgmgrSettings(registry);
+  registerAgentcliSettings(registry);
   return { store, registry };
 }
 
@@ -357,6 +360,10 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   plugins.registerFactory(
     "cfgmgr",
     () => createCfgmgrPlugin({ config: registry, plugins: () => plugins.list() }),
+  );
+  plugins.registerFactory(
+    "agentcli",
+    () => createAgentcliPlugin({ clock: systemClock, workdir: join(paths.root, "agentfs"), env }),
   );
   await plugins.load();
   // The web app (web/): its SSE hub is closed before the server so open streams end.

@@ -61,4 +61,9 @@ export {
   createCfgmgrPlugin,
   registerCfgmgrSettings,
 } from "./builtin/cfgmgr/mod.ts";
+export {
+  type AgentcliOptions,
+  createAgentcliPlugin,
+  registerAgentcliSettings,
+} from "./builtin/agentcli/mod.ts";
 export * from "./host/mod.ts";

@@ -21,7 +21,8 @@ export interface PluginDaemon extends AsyncDisposable {
 
 /** Start a daemon in a fresh home with `env` (besides the fake LLM's). */
 export async function startPluginDaemon(env: Record<string, string> = {}): Promise<PluginDaemon> {
-  const server = startFakeOpenAI();
+  // Turns nobody scripted (a plugin's notice) get a plain answer.
+  const server = startFakeOpenAI({ fallback: () => reply.text("noted") });
   const home = await Deno.makeTempDir({ prefix: "homeagent-builtin-" });
   let daemon: RunningDaemon;
   try {

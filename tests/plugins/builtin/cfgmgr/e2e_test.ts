@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { runMain } from "../../fakes/daemon.ts";
-import { startPluginDaemon } from "./_daemon.ts";
+import { runMain } from "../../../fakes/daemon.ts";
+import { startPluginDaemon } from "../_daemon.ts";
 
 const SECRET = "sk-test-never-shown-4242";
 
