@@ -40,7 +40,15 @@ Deno.test("main.ts plugin install echo.hmap installs a plugin whose tool the mod
 
     const status = JSON.parse((await runMain(["status", "--home", home])).stdout);
     const names = status.plugins.map((p: { name: string }) => p.name);
-    assert.deepEqual(names.sort(), ["agentcli", "cfgmgr", "cli", "echo", "mcp", "pluginmgr", "skills"]);
+    assert.deepEqual(names.sort(), [
+      "agentcli",
+      "cfgmgr",
+      "cli",
+      "echo",
+      "mcp",
+      "pluginmgr",
+      "skills",
+    ]);
 
     const reload = await runMain(["plugin", "reload", "echo", "--home", home]);
     assert.equal(reload.code, 0, reload.stderr);
