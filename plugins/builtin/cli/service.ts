@@ -26,6 +26,8 @@ export const DAEMON_PERMISSIONS = [
   "--allow-env",
   "--allow-run",
   "--allow-sys",
+  // agentcli's pseudo-terminals: node-pty's Node-API binding loads through FFI.
+  "--allow-ffi",
 ];
 
 /** Where the unit goes and as whom it runs. */
