@@ -69,6 +69,8 @@ import {
   type DaemonTarget,
   defaultImportMap,
   installService,
+  mcpCommand,
+  McpHttpSessions,
   memoryImportOnline,
   placeHmap,
   PLUGIN_ACTIONS,
@@ -100,6 +102,7 @@ import {
   createApp,
   type DocumentView,
   EventHub,
+  isLoopbackHost,
   knowledgeBasePort,
   memoryPort,
   registrySettingsPort,
@@ -119,6 +122,7 @@ Commands:
   chat [TEXT]                   talk to the running daemon; a REPL without TEXT
   stop                          stop the current turn
   status                        JSON status of the running daemon
+  mcp                           an MCP server on stdio, served by the running daemon
   config get KEY [--reveal] | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
   plugin list | install FILE.hmap [--yes] | uninstall NAME | reload NAME | enable NAME | disable NAME
   memory stats | recall QUERY | export FILE | import FILE   JSON: memory sizes, or what recall finds for QUERY
@@ -174,6 +178,11 @@ async function main(args: string[]): Promise<number> {
       return await stopCommand(daemonTarget(home), terminal);
     case "status":
       return await statusCommand(daemonTarget(home), terminal);
+    case "mcp":
+      return await mcpCommand(daemonTarget(home), {
+        input: Deno.stdin.readable,
+        output: Deno.stdout.writable,
+      });
     case "config":
       return await config(home, rest, values.reveal ?? false);
     case "plugin":
@@ -331,7 +340,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     importMap: defaultImportMap(),
     services: memoryPluginServices(memory),
   });
-  const mcp = mcpClientPlugin(registry);
+  const mcp = mcpPlugin(registry, agent);
   plugins.registerFactory("mcp", () => mcp);
   const statusReport = () => ({
     version: denoJson.version,
@@ -356,6 +365,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
           importMemory({ documents: memory.documents, graph: memory.graph.graph }, path),
       },
       index: { home: paths.root, directory: daemonIndex() },
+      mcp: (channel) => mcp.serveLines(channel),
     }));
   plugins.registerFactory(
     "cfgmgr",
@@ -366,6 +376,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     () => createAgentcliPlugin({ clock: systemClock, workdir: join(paths.root, "agentfs"), env }),
   );
   await plugins.load();
+  const mcpHttp = new McpHttpSessions({ serve: (t) => mcp.serve(t), clock: systemClock });
   // The web app (web/): its SSE hub is closed before the server so open streams end.
   const hub = new EventHub({ clock: systemClock });
   const unsubscribeHub = agent.events.subscribe("*", (event) => hub.publish(event));
@@ -396,6 +407,8 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     },
     knowledge: knowledgeBasePort(memory.upkeep.knowledge),
     agents: { list: () => residents.list() },
+    mcp: mcpHttp,
+    localOnly: isLoopbackHost(host),
   }, { hub });
   const server = Deno.serve(
     { hostname: host, port, onListen: () => {} },
@@ -431,6 +444,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   await triage.close();
   await residents.close();
   await agent.close();
+  await mcpHttp.close();
   await plugins.stopAll();
   await reembedding;
   await memory.close();
@@ -445,13 +459,17 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   return 0;
 }
 
-/** The MCP client (docs/mcp.md): stdio servers inherit only PATH from the daemon. */
-function mcpClientPlugin(registry: ConfigRegistry) {
+/**
+ * MCP both ways (docs/mcp.md): the client (stdio servers inherit only PATH from the daemon) and
+ * the server over the agent's memory tools and chat.
+ */
+function mcpPlugin(registry: ConfigRegistry, agent: Agent) {
   return createMcpPlugin({
     config: registry,
     clock: systemClock,
     version: denoJson.version,
     path: env.PATH,
+    agentTools: () => agent.allTools(),
   });
 }
 

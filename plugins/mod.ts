@@ -1,5 +1,7 @@
 /** Plugins' public entry: the built-in plugins and their client sides. */
 export {
+  type CliLineChannel,
+  type CliMcpServe,
   type CliMemoryControl,
   type CliPluginControl,
   type CliPluginOptions,
@@ -41,6 +43,7 @@ export {
   ConfirmationRequired,
   confirmInstall,
   type ConfirmIo,
+  mcpCommand,
   memoryImportOnline,
   pluginCommandOnline,
   statusCommand,
@@ -66,4 +69,6 @@ export {
   createAgentcliPlugin,
   registerAgentcliSettings,
 } from "./builtin/agentcli/mod.ts";
+export { type McpHttpOptions, McpHttpSessions } from "./builtin/mcp/http.ts";
+export { EXPOSED_TOOLS } from "./builtin/mcp/server.ts";
 export * from "./host/mod.ts";

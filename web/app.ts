@@ -7,7 +7,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import type { Reply } from "../core/mod.ts";
-import { LoginGate } from "./auth.ts";
+import { LoginGate, rebindingRefusal } from "./auth.ts";
 import { mountLogin, tokenAuth, type WebEnv } from "./_login.ts";
 import { EventHub, sseBody } from "./event_hub.ts";
 import type { WebDeps } from "./ports.ts";
@@ -69,6 +69,22 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
   const auth = tokenAuth(gate);
   app.use("/api/*", auth);
   app.use("/v1/*", auth);
+  // MCP's DNS-rebinding rule: a Host or Origin that is not this server's is refused, even with
+  // the right token (a page elsewhere must never reach /mcp through a rebound name).
+  const rebinding = async (c: Parameters<typeof auth>[0], next: () => Promise<void>) => {
+    const refusal = rebindingRefusal(
+      c.req.header("host"),
+      c.req.header("origin"),
+      deps.localOnly ?? false,
+    );
+    if (refusal) return c.json(apiError("forbidden", refusal), 403);
+    await next();
+  };
+  app.use("/mcp", rebinding, auth, bodyLimit({ maxSize: 4 * MAX_BODY_BYTES, onError: tooLarge }));
+  app.all("/mcp", (c) => {
+    if (!deps.mcp) throw new HttpError(404, "not_found", "This server does not serve MCP");
+    return deps.mcp.handle(c.req.raw);
+  });
   const smallBodies = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge });
   const uploads = bodyLimit({ maxSize: MAX_UPLOAD_BYTES, onError: tooLarge });
   app.use(

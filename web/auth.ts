@@ -195,3 +195,37 @@ export function crossSiteRequest(
   if (headers.referer !== undefined) return crossOrigin(headers.referer, undefined, host);
   return false;
 }
+
+/**
+ * Why a request to /mcp looks like DNS rebinding (MCP spec, Streamable HTTP security), or
+ * undefined: on a server bound to loopback (`localOnly`) the Host must be a loopback name; an
+ * Origin, when sent, must be this host's or, on a loopback server, a loopback one.
+ */
+export function rebindingRefusal(
+  host: string | undefined,
+  origin: string | undefined,
+  localOnly: boolean,
+): string | undefined {
+  const hostname = host === undefined ? "" : hostnameOf(`http://${host}`);
+  if (localOnly && !isLoopbackHost(hostname)) {
+    return `Host "${host ?? ""}" is not a loopback name, and this server listens on loopback only`;
+  }
+  if (origin === undefined) return undefined;
+  let fromHost = "";
+  try {
+    fromHost = new URL(origin).host;
+  } catch {
+    // not a URL: refused below
+  }
+  if (fromHost !== "" && fromHost === host) return undefined;
+  if (localOnly && isLoopbackHost(hostnameOf(origin))) return undefined;
+  return `Origin "${origin}" is not this server's`;
+}
+
+function hostnameOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return "";
+  }
+}

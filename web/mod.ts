@@ -13,6 +13,7 @@ export {
   LoginThrottle,
   type LoginThrottleOptions,
   MIN_REMOTE_TOKEN_LENGTH,
+  rebindingRefusal,
   sameToken,
   SESSION_COOKIE,
 } from "./auth.ts";

@@ -179,6 +179,12 @@ export interface AgentsPort {
   list(): ResidentSummary[];
 }
 
+/** HomeAgent's MCP server over Streamable HTTP; the app checks the token and Origin first. */
+export interface McpPort {
+  /** Answer one request to /mcp (POST, GET for the session's stream, DELETE to end it). */
+  handle(request: Request): Promise<Response>;
+}
+
 /** Everything createApp takes. */
 export interface WebDeps {
   /** The access token (core.web.token). */
@@ -194,6 +200,10 @@ export interface WebDeps {
   plugins?: PluginsPort;
   llm?: LlmPort;
   agents?: AgentsPort;
+  /** The MCP server at /mcp; absent: 404. */
+  mcp?: McpPort;
+  /** The server listens on loopback only: /mcp refuses a Host that is not a loopback name. */
+  localOnly?: boolean;
   /** SSE tuning (tests and benchmarks). */
   sse?: { ringSize?: number; clientBuffer?: number; heartbeatMs?: number };
   /** Name reported by GET /v1/models; default "homeagent". */

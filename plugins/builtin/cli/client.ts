@@ -75,6 +75,27 @@ export class CliClient {
     }
   }
 
+  /**
+   * Copy `input` to the daemon and the daemon's bytes to `output`, unchanged, until the daemon
+   * closes the connection (`homeagent mcp` after its mcp frame). The end of `input` closes the
+   * write half, so the daemon sees the client finish. Call before any next().
+   */
+  async relay(
+    input: ReadableStream<Uint8Array>,
+    output: WritableStream<Uint8Array>,
+  ): Promise<void> {
+    const conn = this.#conn;
+    const up = (async () => {
+      for await (const chunk of input) {
+        let written = 0;
+        while (written < chunk.length) written += await conn.write(chunk.subarray(written));
+      }
+      await conn.closeWrite();
+    })().catch(() => {}); // the daemon went away: the read side ends below
+    await conn.readable.pipeTo(output, { preventClose: true });
+    void up;
+  }
+
   /** Close the connection. */
   close(): void {
     try {

@@ -47,6 +47,23 @@ export function stopCommand(target: DaemonTarget, out: CommandOutput): Promise<n
   });
 }
 
+/**
+ * `mcp`: an MCP server on stdio, served by the running daemon (its memory and agent, shared
+ * with every other channel): after one mcp frame, stdin and stdout are relayed to the socket
+ * byte for byte. Without a daemon it fails with the no_daemon advice; it never opens the
+ * home itself (one writer per home).
+ */
+export function mcpCommand(
+  target: DaemonTarget,
+  io: { input: ReadableStream<Uint8Array>; output: WritableStream<Uint8Array> },
+): Promise<number> {
+  return withClient(target, async (client) => {
+    await client.send({ type: "mcp" });
+    await client.relay(io.input, io.output);
+    return 0;
+  });
+}
+
 /** `status`: the daemon's status report as indented JSON. */
 export function statusCommand(target: DaemonTarget, out: CommandOutput): Promise<number> {
   return withClient(target, async (client) => {

@@ -29,6 +29,11 @@ export const ClientFrame = z.discriminatedUnion("type", [
     name: z.string().max(64).optional(),
     path: z.string().max(4096).optional(),
   }),
+  /**
+   * `homeagent mcp`: from the next line on, the connection carries MCP JSON-RPC messages, one
+   * per line each way, served by the daemon's MCP server (docs/mcp.md).
+   */
+  z.object({ type: z.literal("mcp") }),
   /** `memory import`: the daemon reads `path` (absolute) into its own stores. */
   z.object({ type: z.literal("memory"), action: z.literal("import"), path: z.string().max(4096) }),
 ]);

@@ -13,9 +13,25 @@ export interface CliPluginOptions {
   plugins?: CliPluginControl;
   /** `memory import` into the daemon's own stores; absent: memory frames are refused. */
   memory?: CliMemoryControl;
+  /** Serves `homeagent mcp` sessions; absent: mcp frames are refused. */
+  mcp?: CliMcpServe;
   /** Where this daemon is announced while it runs, so commands for another home can point here. */
   index?: { home: string; directory: DaemonIndex };
 }
+
+/**
+ * One MCP session over the socket: `send` writes a line to the client; the server sets
+ * `onLine` (each line from the client) and `onClose` (the client went away).
+ */
+export interface CliLineChannel {
+  send(line: string): void;
+  close(): void;
+  onLine?: (line: string) => void;
+  onClose?: () => void;
+}
+
+/** Starts serving MCP on a channel. */
+export type CliMcpServe = (channel: CliLineChannel) => void;
 
 /** What the CLI socket's memory frames call. Methods reject with a clear message. */
 export interface CliMemoryControl {
@@ -46,8 +62,13 @@ class Connection {
   }
 
   send(frame: ServerFrame): void {
+    this.sendLine(JSON.stringify(frame));
+  }
+
+  /** Write one line (a frame, or an MCP message in an mcp session). */
+  sendLine(line: string): void {
     if (this.closed) return;
-    const bytes = encoder.encode(JSON.stringify(frame) + "\n");
+    const bytes = encoder.encode(line + "\n");
     this.#queue = this.#queue.then(async () => {
       if (this.closed) return;
       let written = 0;
@@ -80,8 +101,13 @@ export function createCliPlugin(options: CliPluginOptions): Plugin {
   const serve = async (conn: Deno.Conn, sdk: PluginSDK) => {
     const client = new Connection(conn);
     connections.add(client);
+    let mcp: CliLineChannel | undefined;
     try {
       for await (const line of readLines(conn.readable)) {
+        if (mcp) {
+          mcp.onLine?.(line);
+          continue;
+        }
         let frame: ClientFrame;
         try {
           frame = ClientFrame.parse(JSON.parse(line));
@@ -89,11 +115,13 @@ export function createCliPlugin(options: CliPluginOptions): Plugin {
           client.send({ type: "error", message: `Bad frame: ${errorMessage(error)}` });
           continue;
         }
-        handleFrame(frame, client, sdk, options);
+        if (frame.type === "mcp") mcp = openMcp(client, options.mcp);
+        else handleFrame(frame, client, sdk, options);
       }
     } catch (error) {
       if (!client.closed) sdk.logger.debug("CLI connection ended", { error: errorMessage(error) });
     } finally {
+      mcp?.onClose?.();
       connections.delete(client);
       await client.close();
     }
@@ -146,8 +174,22 @@ export function createCliPlugin(options: CliPluginOptions): Plugin {
   };
 }
 
+/** Switch `client` to an MCP session, or refuse when this daemon serves none. */
+function openMcp(client: Connection, serve: CliMcpServe | undefined): CliLineChannel | undefined {
+  if (!serve) {
+    client.send({ type: "error", message: "This daemon does not serve MCP" });
+    return undefined;
+  }
+  const channel: CliLineChannel = {
+    send: (line) => client.sendLine(line),
+    close: () => void client.close(),
+  };
+  serve(channel);
+  return channel;
+}
+
 function handleFrame(
-  frame: ClientFrame,
+  frame: Exclude<ClientFrame, { type: "mcp" }>,
   client: Connection,
   sdk: PluginSDK,
   options: CliPluginOptions,

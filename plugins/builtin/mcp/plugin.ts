@@ -4,14 +4,20 @@
  * and read resources, list and get prompts. Servers connect in the background, so a slow `npx`
  * never holds up the daemon's start; their tools appear when they are ready.
  */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import {
   type Clock,
   errorMessage,
   type Plugin,
   type PluginSDK,
+  type RegisteredTool,
   type ToolDef,
 } from "../../../core/mod.ts";
+import type { CliLineChannel } from "../cli/server.ts";
+import { sdkChat } from "./chat.ts";
+import { LineTransport } from "./line_transport.ts";
+import { createMcpServer } from "./server.ts";
 import { type McpConfig, mcpServerNames, readMcpServer } from "./config.ts";
 import {
   type McpConnectionOptions,
@@ -30,19 +36,27 @@ export interface McpPluginOptions {
   path?: string;
   trace?: McpConnectionOptions["trace"];
   backoffMs?: readonly number[];
+  /** The agent's tools, for HomeAgent's own MCP server (its memory tools are offered). */
+  agentTools?: () => RegisteredTool[];
 }
 
-/** The mcp plugin, with its servers' state for `status`. */
+/** The mcp plugin: the client's servers for `status`, and HomeAgent's own MCP server. */
 export interface McpPlugin extends Plugin {
   servers(): McpServerInfo[];
   /** Resolves when every server's first connection attempt has ended. */
   settled(): Promise<void>;
+  /** Start serving one MCP session over `transport` (resolves once connected). Throws before start(). */
+  serve(transport: Transport): Promise<void>;
+  /** Serve one `homeagent mcp` session over the daemon's socket. */
+  serveLines(channel: CliLineChannel): void;
 }
 
 /** Create the mcp built-in. */
 export function createMcpPlugin(options: McpPluginOptions): McpPlugin {
   const connections = new Map<string, McpServerConnection>();
   let starting: Promise<unknown> = Promise.resolve();
+  let started: PluginSDK | undefined;
+  const sessions = new Set<Transport>();
 
   const connect = (sdk: PluginSDK, name: string) => {
     const connection = new McpServerConnection(name, {
@@ -62,7 +76,8 @@ export function createMcpPlugin(options: McpPluginOptions): McpPlugin {
   return {
     name: "mcp",
     start(sdk) {
-      const started: Promise<void>[] = [];
+      started = sdk;
+      const connecting: Promise<void>[] = [];
       for (const name of mcpServerNames(options.config)) {
         let enabled: boolean;
         try {
@@ -71,9 +86,9 @@ export function createMcpPlugin(options: McpPluginOptions): McpPlugin {
           sdk.logger.error("MCP server not started", { server: name, error: errorMessage(error) });
           continue;
         }
-        if (enabled) started.push(connect(sdk, name).start());
+        if (enabled) connecting.push(connect(sdk, name).start());
       }
-      starting = Promise.all(started);
+      starting = Promise.all(connecting);
       const connectionFor = (name: string) => {
         const known = connections.get(name);
         if (known) return known;
@@ -85,12 +100,34 @@ export function createMcpPlugin(options: McpPluginOptions): McpPlugin {
       for (const tool of pluginTools(connections, connectionFor)) sdk.registerTool(tool);
     },
     async stop() {
+      started = undefined;
+      await Promise.all([...sessions].map((t) => t.close().catch(() => {})));
       await starting;
       await Promise.all([...connections.values()].map((c) => c.stop()));
       connections.clear();
     },
     servers: () => [...connections.values()].map((c) => c.info()),
     settled: async () => void await starting,
+    async serve(transport) {
+      const sdk = started;
+      if (!sdk) throw new Error("The mcp plugin is not running");
+      const server = createMcpServer({
+        version: options.version,
+        clock: options.clock,
+        logger: sdk.logger,
+        tools: options.agentTools ?? (() => []),
+        chat: sdkChat(sdk),
+      });
+      sessions.add(transport);
+      server.onclose = () => sessions.delete(transport);
+      await server.connect(transport);
+    },
+    serveLines(channel) {
+      void this.serve(new LineTransport(channel)).catch((error) => {
+        started?.logger.warn("MCP session failed", { error: errorMessage(error) });
+        channel.close();
+      });
+    },
   };
 }
 
