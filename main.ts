@@ -33,8 +33,10 @@ import {
   createJsonLogger,
   createProviderFactory,
   installBundledAdapters,
+  luaAdapterLimits,
   LuaAdapterRuntime,
   parseLogLevel,
+  registerLuaAdapterDefaults,
   systemClock,
 } from "./adapters/mod.ts";
 import {
@@ -223,6 +225,7 @@ function openConfig(paths: HomePaths, logger: Logger) {
   registerMcpDefaults(registry);
   registerCfgmgrSettings(registry);
   registerAgentcliSettings(registry);
+  registerLuaAdapterDefaults(registry);
   return { store, registry };
 }
 
@@ -251,6 +254,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   const lua = new LuaAdapterRuntime({
     logger: logger.child({ component: "lua" }),
     dir: adapterDir,
+    ...luaAdapterLimits(registry),
   });
   const usage = new SqliteUsageStore({ path: join(paths.root, "usage.db") });
   // Kernel notices (L4) need the agent, built after the providers and the memory tiers.

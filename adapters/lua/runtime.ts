@@ -4,7 +4,6 @@
  * builds LuaProviders for createProviderFactory's `adapters` table.
  */
 import { join } from "node:path";
-import { LuaFactory } from "wasmoon";
 import type { Logger, Provider, SourceConfig } from "../../core/mod.ts";
 import type { NativeClientOptions } from "../_client.ts";
 import { bundledAdapters } from "./bundled.ts";
@@ -44,8 +43,10 @@ export interface LuaAdapterRuntimeOptions {
   wasmPath?: string;
   /** Instruction budget of one script call (default 5,000,000). */
   instructionLimit?: number;
-  /** Time budget of one script call in ms (default 1000). */
+  /** Execution time budget of one script call in ms (default 1000). */
   timeLimitMs?: number;
+  /** Memory one VM may hold, bytes (default 64 MB). */
+  memoryLimitBytes?: number;
   /** HTTP client of http_get/http_post; default globalThis.fetch. */
   fetch?: typeof fetch;
 }
@@ -53,21 +54,42 @@ export interface LuaAdapterRuntimeOptions {
 interface Loaded {
   version: string;
   vm: Promise<LuaVm>;
+  /** The VM once it loaded. */
+  instance?: LuaVm;
   active: number;
   retired: boolean;
+}
+
+/** What the runtime's live VMs hold. */
+export interface LuaAdapterMemory {
+  vms: number;
+  /** Lua heaps together. */
+  heapBytes: number;
+  /** Their wasm memories together (what the process holds for them). */
+  wasmBytes: number;
 }
 
 /** Script lookup, hot reload and VM leasing for every Lua-adapted source. */
 export class LuaAdapterRuntime {
   #options: LuaAdapterRuntimeOptions;
   #bundled: ReadonlyMap<string, string>;
-  #factory: LuaFactory;
   #texts = new Map<string, LuaScript>();
+  #live = new Set<LuaVm>();
 
   constructor(options: LuaAdapterRuntimeOptions) {
     this.#options = options;
     this.#bundled = options.bundled ?? bundledAdapters;
-    this.#factory = new LuaFactory(options.wasmPath);
+  }
+
+  /** What the live VMs hold now. */
+  memory(): LuaAdapterMemory {
+    let heapBytes = 0;
+    let wasmBytes = 0;
+    for (const vm of this.#live) {
+      heapBytes += vm.memoryUsed;
+      wasmBytes += vm.wasmBytes;
+    }
+    return { vms: this.#live.size, heapBytes, wasmBytes };
   }
 
   /** Every adapter name: the bundled ones and the `.lua` files in the directory. */
@@ -140,22 +162,30 @@ export class LuaAdapterRuntime {
     return this.script(name) ? this.builder(name) : undefined;
   }
 
-  /** Leases of one source's VM: rebuilt when the script's version changes. */
+  /**
+   * Leases of one source's VM: rebuilt when the script's version changes, or when the VM ran out
+   * of memory (its wasm memory stays grown; a fresh VM gives it back once the old one closes).
+   */
   #leaser(name: string, source: SourceConfig): () => Promise<LuaVmLease> {
     let current: Loaded | undefined;
-    const close = (loaded: Loaded) => loaded.vm.then((vm) => vm.close(), () => {});
+    const close = (loaded: Loaded) =>
+      loaded.vm.then((vm) => {
+        this.#live.delete(vm);
+        vm.close();
+      }, () => {});
     return async () => {
       const script = this.script(name);
       if (!script) throw new TypeError(`Lua adapter "${name}" no longer exists`);
-      if (!current || current.version !== script.version) {
+      if (!current || current.version !== script.version || current.instance?.spoiled) {
         const old = current;
-        current = {
+        const loading: Loaded = {
           version: script.version,
           vm: this.#load(script, source),
           active: 0,
           retired: false,
         };
-        current.vm.catch(() => {}); // reported to every caller of this version
+        loading.vm.then((vm) => loading.instance = vm, () => {}); // errors reach every caller
+        current = loading;
         if (old) {
           old.retired = true;
           if (old.active === 0) await close(old);
@@ -171,19 +201,26 @@ export class LuaAdapterRuntime {
           if (released) return;
           released = true;
           loaded.active--;
+          if (vm.spoiled && loaded === current) {
+            current = undefined; // the next request builds a fresh VM
+            loaded.retired = true;
+          }
           if (loaded.retired && loaded.active === 0) void close(loaded);
         },
       };
     };
   }
 
-  #load(script: LuaScript, source: SourceConfig): Promise<LuaVm> {
-    return createLuaVm(script.name, script.text, script.chunkname, {
-      factory: this.#factory,
+  async #load(script: LuaScript, source: SourceConfig): Promise<LuaVm> {
+    const vm = await createLuaVm(script.name, script.text, script.chunkname, {
+      wasmPath: this.#options.wasmPath,
       logger: this.#options.logger.child({ source: source.name }),
       http: hostHttp(source, this.#options.fetch),
       instructionLimit: this.#options.instructionLimit,
       timeLimitMs: this.#options.timeLimitMs,
+      memoryLimitBytes: this.#options.memoryLimitBytes,
     });
+    this.#live.add(vm);
+    return vm;
   }
 }

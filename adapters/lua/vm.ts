@@ -1,34 +1,55 @@
 /**
- * One sandboxed Lua VM running one adapter script (wasmoon, Lua 5.4 in wasm). Only strings
- * and scalars cross the boundary; JSON work happens in Lua (json.lua), which is what keeps
- * a call cheap (RECIPES.md §4). Every call runs under an instruction and time budget.
+ * One sandboxed Lua VM running one adapter script (wasmoon, Lua 5.4 in wasm), in its own wasm
+ * instance so that closing it gives its memory back. Only strings and scalars cross the
+ * boundary; JSON work happens in Lua (json.lua), which is what keeps a call cheap (RECIPES.md
+ * §4). Every entry into Lua goes through the C API under the VM's budget (core/lua/budget.ts:
+ * instructions, execution time, memory): arguments are pushed before the budget is armed and
+ * results read after, so a call stopped by its budget can never take the host down with it.
  */
-import type { LuaEngine, LuaFactory } from "wasmoon";
-import { HomeAgentError, type Logger } from "../../core/mod.ts";
+import { LuaFactory, type LuaThread } from "wasmoon";
+import {
+  describeBreach,
+  HomeAgentError,
+  type Logger,
+  type LuaBreach,
+  LuaBudget,
+  type LuaCall,
+  resumeUnderBudget,
+} from "../../core/mod.ts";
 import jsonLua from "./json.lua" with { type: "text" };
 import preludeLua from "./prelude.lua" with { type: "text" };
 
-/** Default budget of one call: instructions, and CPU seconds as Lua's os.clock counts them. */
+/** Default budget of one call: VM instructions. */
 export const DEFAULT_INSTRUCTION_LIMIT = 5_000_000;
-/** Default time budget of one call in milliseconds. */
+/** Default execution time of one call, ms. */
 export const DEFAULT_TIME_LIMIT_MS = 1000;
+/** Default memory one adapter VM may hold, bytes. */
+export const DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Wall cap of the calls that may wait on http_get/http_post (their waits included), ms. */
+const ASYNC_WALL_MS = 60_000;
 
-/** A script failed: `adapter`, the Lua function and, when Lua reported one, the script line. */
+/** A script failed: `adapter`, the Lua function, the script line and any budget it ran out of. */
 export class LuaScriptError extends HomeAgentError {
   readonly adapter: string;
   readonly fn: string;
   readonly line?: number;
-  constructor(adapter: string, fn: string, detail: string, options?: { cause?: unknown }) {
-    const line = /:(\d+):/.exec(detail)?.[1];
-    const limit = detail.startsWith("limit: ");
+  readonly breach?: LuaBreach;
+  constructor(
+    adapter: string,
+    fn: string,
+    detail: string,
+    options?: { cause?: unknown; breach?: LuaBreach },
+  ) {
+    const line = /:(\d+)(?::|$)/.exec(options?.breach?.where ?? detail)?.[1];
     super(
-      limit ? "lua_limit" : "lua_error",
-      `Lua adapter "${adapter}" failed in ${fn}: ${limit ? detail.slice(7) : detail}`,
+      options?.breach ? "lua_limit" : "lua_error",
+      `Lua adapter "${adapter}" failed in ${fn}: ${detail}`,
       options,
     );
     this.adapter = adapter;
     this.fn = fn;
     if (line !== undefined) this.line = Number(line);
+    if (options?.breach) this.breach = options.breach;
   }
 }
 
@@ -43,12 +64,18 @@ export type LuaHttpHost = (
 
 /** Options of createLuaVm. */
 export interface LuaVmOptions {
-  factory: LuaFactory;
+  /** Default: a new factory, so the VM has a wasm memory of its own. */
+  factory?: LuaFactory;
+  /** wasmoon's glue.wasm (for single-file bundles, RECIPES.md §11); default the package's. */
+  wasmPath?: string;
   logger: Logger;
   /** Backs http_get/http_post; without it they fail with a clear message. */
   http?: LuaHttpHost;
   instructionLimit?: number;
   timeLimitMs?: number;
+  memoryLimitBytes?: number;
+  /** Monotonic milliseconds; default performance.now. */
+  now?: () => number;
 }
 
 /** What the script defines. */
@@ -62,52 +89,102 @@ export interface LuaExports {
   transformStreamChunk: boolean;
 }
 
-type LuaFn = (...args: unknown[]) => unknown;
+type Arg = string | number | boolean;
+type Engine = Awaited<ReturnType<LuaFactory["createEngine"]>>;
 const FAILED = "\u0001error";
 const LUA_TNIL = 0;
-const LUA_REGISTRYINDEX = -1_001_000;
 const LUA_TSTRING = 4;
+const LUA_REGISTRYINDEX = -1_001_000;
+const ENTRIES = [
+  "__load",
+  "__invoke",
+  "__endpoint",
+  "__headers",
+  "__chunk",
+  "__chunks",
+  "__end_stream",
+  "__last_error",
+  "__exports",
+] as const;
+type Entry = typeof ENTRIES[number];
 const utf8 = new TextDecoder();
 
 /** A loaded adapter VM. Methods throw LuaScriptError; they never crash the caller otherwise. */
 export class LuaVm {
   readonly adapter: string;
-  readonly exports: LuaExports;
-  #engine: LuaEngine;
-  #invoke: LuaFn;
-  #endStream: LuaFn;
-  #endpoint: LuaFn;
-  #lastError: LuaFn;
-  #chunkRef: bigint;
-  #chunksRef: bigint;
+  #exports: LuaExports = {
+    endpoint: false,
+    headers: false,
+    transformRequest: false,
+    transformResponse: false,
+    transformStreamChunk: false,
+  };
+  #engine: Engine;
+  #budget: LuaBudget;
+  #refs = new Map<Entry, bigint>();
+  #lengthSlot: number;
   #closed = false;
-  #lengthSlot?: number;
+  #spoiled = false;
 
   /** Use createLuaVm. */
-  constructor(adapter: string, engine: LuaEngine, exports: LuaExports) {
+  constructor(adapter: string, engine: Engine, budget: LuaBudget) {
     this.adapter = adapter;
-    this.exports = exports;
     this.#engine = engine;
-    const get = (name: string) => engine.global.get(name) as LuaFn;
-    this.#invoke = get("__invoke");
-    this.#endStream = get("__end_stream");
-    this.#endpoint = get("__endpoint");
-    this.#lastError = get("__last_error");
-    const global = engine.global;
-    global.lua.lua_getglobal(global.address, "__chunk");
-    this.#chunkRef = BigInt(global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX));
-    global.lua.lua_getglobal(global.address, "__chunks");
-    this.#chunksRef = BigInt(global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX));
+    this.#budget = budget;
+    this.#lengthSlot = engine.global.lua.module._malloc(4);
+    const { lua: api, address: L } = engine.global;
+    for (const name of ENTRIES) {
+      api.lua_getglobal(L, name);
+      this.#refs.set(name, BigInt(api.luaL_ref(L, LUA_REGISTRYINDEX)));
+    }
+  }
+
+  /** What the script defines (after load). */
+  get exports(): LuaExports {
+    return this.#exports;
+  }
+
+  /**
+   * Whether the VM ran out of memory once: its wasm memory stays grown, so the runtime retires
+   * it and builds a fresh one for the next request.
+   */
+  get spoiled(): boolean {
+    return this.#spoiled;
+  }
+
+  /** Bytes the VM's Lua heap holds now. */
+  get memoryUsed(): number {
+    return this.#budget.memoryUsed;
+  }
+
+  /** Bytes of the VM's wasm memory (what the process holds for it). */
+  get wasmBytes(): number {
+    return this.#closed ? 0 : this.#engine.global.lua.module.HEAPU8.byteLength;
+  }
+
+  /** Run the script's top level and read what it defines. Throws LuaScriptError. */
+  load(script: string, chunkname: string): void {
+    if (this.#sync("__load", "load", [script, chunkname]) === FAILED) throw this.#failure("load");
+    const raw = JSON.parse(this.#text("__exports", "load", [])) as Record<string, unknown>;
+    this.#exports = {
+      ...(typeof raw.name === "string" ? { name: raw.name } : {}),
+      ...(typeof raw.stream_format === "string" ? { streamFormat: raw.stream_format } : {}),
+      endpoint: raw.endpoint === true,
+      headers: raw.headers === true,
+      transformRequest: raw.transform_request === true,
+      transformResponse: raw.transform_response === true,
+      transformStreamChunk: raw.transform_stream_chunk === true,
+    };
   }
 
   /** `endpoint(config, stream)`: the path appended to the base URL. */
   endpoint(configJson: string, stream: boolean): string {
-    return this.#text("endpoint", this.#endpoint(configJson, stream));
+    return this.#text("__endpoint", "endpoint", [configJson, stream]);
   }
 
   /** `headers(config)` as a header map; may wait on http_get/http_post. */
   async headers(configJson: string): Promise<Record<string, string>> {
-    const text = this.#text("headers", await this.#callAsync("__headers", configJson));
+    const text = await this.#async("__headers", "headers", [configJson]);
     const parsed: unknown = JSON.parse(text);
     const out: Record<string, string> = {};
     for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
@@ -118,43 +195,19 @@ export class LuaVm {
 
   /** `transform_request(json)`; may wait on http_get/http_post. */
   async transformRequest(json: string): Promise<string> {
-    const result = await this.#callAsync("__invoke_async", "transform_request", json);
-    return this.#text("transform_request", result);
+    return await this.#async("__invoke", "transform_request", ["transform_request", json]);
   }
 
   /** `transform_response(json)`. */
   transformResponse(json: string): string {
-    return this.#text("transform_response", this.#invoke("transform_response", json));
+    return this.#text("__invoke", "transform_response", ["transform_response", json]);
   }
 
-  /**
-   * `transform_stream_chunk(line, state)` for stream `id`; undefined when the script skips
-   * the line. The hot path: called through the C API on the main thread, skipping wasmoon's
-   * per-call thread and registry lookups (about 3x cheaper per chunk).
-   */
+  /** `transform_stream_chunk(line, state)` for stream `id`; undefined when the script skips it. */
   streamChunk(id: number, line: string): string | undefined {
-    const global = this.#engine.global;
-    const api = global.lua;
-    const L = global.address;
-    const top = api.lua_gettop(L);
-    try {
-      api.lua_rawgeti(L, LUA_REGISTRYINDEX, this.#chunkRef);
-      api.lua_pushnumber(L, id);
-      this.#pushBytes(line);
-      if (api.lua_pcallk(L, 2, 1, 0, 0, null) !== 0) {
-        throw new LuaScriptError(this.adapter, "transform_stream_chunk", this.#topString());
-      }
-      const type = api.lua_type(L, -1);
-      if (type === LUA_TNIL) return undefined;
-      if (type !== LUA_TSTRING) {
-        throw new LuaScriptError(this.adapter, "transform_stream_chunk", "returned a non-string");
-      }
-      const result = this.#topString();
-      if (result === FAILED) throw this.#failure("transform_stream_chunk");
-      return result;
-    } finally {
-      api.lua_settop(L, top);
-    }
+    const result = this.#sync("__chunk", "transform_stream_chunk", [id, line]);
+    if (result === FAILED) throw this.#failure("transform_stream_chunk");
+    return result;
   }
 
   /**
@@ -163,104 +216,141 @@ export class LuaVm {
    */
   streamChunks(id: number, lines: readonly string[]): (string | undefined)[] {
     if (lines.length === 0) return [];
-    const global = this.#engine.global;
-    const api = global.lua;
-    const L = global.address;
-    const top = api.lua_gettop(L);
-    try {
-      api.lua_rawgeti(L, LUA_REGISTRYINDEX, this.#chunksRef);
-      api.lua_pushnumber(L, id);
-      // NUL separates the lines: no SSE data or NDJSON line carries one, and the bytes
-      // cross with their length (lua_pushstring and UTF8ToString would stop at the first).
-      this.#pushBytes(lines.join("\0"));
-      if (api.lua_pcallk(L, 2, 1, 0, 0, null) !== 0) {
-        throw new LuaScriptError(this.adapter, "transform_stream_chunk", this.#topString());
-      }
-      const result = this.#topString();
-      if (result === FAILED) throw this.#failure("transform_stream_chunk");
-      return result.split("\0").map((r: string) => r === "\u0002" ? undefined : r);
-    } finally {
-      api.lua_settop(L, top);
-    }
-  }
-
-  /** Push `text` as a Lua string of its exact UTF-8 bytes, embedded NULs included. */
-  #pushBytes(text: string): void {
-    const global = this.#engine.global;
-    const module = global.lua.module;
-    const size = module.lengthBytesUTF8(text);
-    const pointer = module._malloc(size + 1);
-    try {
-      module.stringToUTF8(text, pointer, size + 1);
-      global.lua.lua_pushlstring(global.address, pointer, size);
-    } finally {
-      module._free(pointer);
-    }
-  }
-
-  /** The string at the top of the stack, read with its length (it may hold NULs). */
-  #topString(): string {
-    const global = this.#engine.global;
-    const module = global.lua.module;
-    this.#lengthSlot ??= module._malloc(4);
-    const pointer = module.ccall(
-      "lua_tolstring",
-      "number",
-      ["number", "number", "number"],
-      [global.address, -1, this.#lengthSlot],
-    ) as number;
-    if (pointer === 0) return "";
-    const size = module.HEAPU32[this.#lengthSlot >>> 2] ?? 0;
-    return utf8.decode(module.HEAPU8.subarray(pointer, pointer + size));
+    // NUL separates the lines: no SSE data or NDJSON line carries one, and the bytes cross
+    // with their length (lua_pushstring and UTF8ToString would stop at the first).
+    const result = this.#text("__chunks", "transform_stream_chunk", [id, lines.join("\0")]);
+    return result.split("\0").map((r: string) => r === "\u0002" ? undefined : r);
   }
 
   /** Drop the per-stream state of `id`. */
   endStream(id: number): void {
-    if (!this.#closed) this.#endStream(id);
+    if (!this.#closed) this.#sync("__end_stream", "end_stream", [id]);
   }
 
   /** Free the VM (idempotent). */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#lengthSlot !== undefined) this.#engine.global.lua.module._free(this.#lengthSlot);
+    this.#engine.global.lua.module._free(this.#lengthSlot);
     this.#engine.global.close();
+    this.#budget.dispose();
   }
 
-  #text(fn: string, result: unknown): string {
+  #text(entry: Entry, fn: string, args: Arg[]): string {
+    const result = this.#sync(entry, fn, args);
     if (result === FAILED) throw this.#failure(fn);
-    if (typeof result !== "string") throw this.#wrongType(fn, result);
+    if (result === undefined) throw this.#error(fn, "returned nil, expected a string");
     return result;
   }
 
-  #failure(fn: string): LuaScriptError {
-    return new LuaScriptError(this.adapter, fn, String(this.#lastError() ?? "unknown error"));
+  /** Call entry function `entry` on the main thread; its string result, or undefined for nil. */
+  #sync(entry: Entry, fn: string, args: Arg[]): string | undefined {
+    if (this.#closed) throw this.#error(fn, "the VM is closed");
+    const { lua: api, address: L } = this.#engine.global;
+    const top = api.lua_gettop(L);
+    try {
+      api.lua_rawgeti(L, LUA_REGISTRYINDEX, this.#refs.get(entry)!);
+      for (const arg of args) this.#push(L, arg);
+      const budget = this.#budget;
+      const call = budget.begin();
+      const outer = budget.enter(call);
+      let status: number;
+      try {
+        status = api.lua_pcallk(L, args.length, 1, 0, 0, null);
+      } finally {
+        budget.leave(call, outer);
+      }
+      return this.#result(fn, call, status, L);
+    } finally {
+      api.lua_settop(L, top);
+    }
   }
 
-  #wrongType(fn: string, value: unknown): LuaScriptError {
-    const type = value === null || value === undefined ? "nil" : typeof value;
-    return new LuaScriptError(this.adapter, fn, `returned ${type}, expected a string`);
-  }
-
-  /** Run a global on its own Lua thread so it may yield on host promises (http_*). */
-  async #callAsync(fn: string, ...args: unknown[]): Promise<unknown> {
+  /** Call `entry` on a thread of its own, so that it may wait on the host (http_*). */
+  async #async(entry: Entry, fn: string, args: Arg[]): Promise<string> {
+    if (this.#closed) throw this.#error(fn, "the VM is closed");
     const global = this.#engine.global;
-    const thread = global.newThread();
+    const thread: LuaThread = global.newThread();
     const index = global.getTop();
     try {
-      thread.lua.lua_getglobal(thread.address, fn);
-      for (const arg of args) thread.pushValue(arg);
-      const result = await thread.run(args.length);
-      return result[0];
+      const T = thread.address;
+      global.lua.lua_rawgeti(T, LUA_REGISTRYINDEX, this.#refs.get(entry)!);
+      for (const arg of args) this.#push(T, arg);
+      const call = this.#budget.begin({ thread: T, wallMs: ASYNC_WALL_MS });
+      const end = await resumeUnderBudget(this.#budget, call, thread, args.length);
+      if (end.status === 0 && end.results === 0) throw this.#error(fn, "returned nothing");
+      const result = this.#result(fn, call, end.status, T);
+      if (result === FAILED) throw this.#failure(fn);
+      if (result === undefined) throw this.#error(fn, "returned nil, expected a string");
+      return result;
     } finally {
       global.remove(index);
     }
   }
+
+  /** The string at the top of L after a call, or the error the call ended with. */
+  #result(fn: string, call: LuaCall, status: number, L: number): string | undefined {
+    const breach = this.#budget.breachOf(call);
+    if (breach) {
+      if (breach.kind === "memory") this.#spoiled = true;
+      throw new LuaScriptError(this.adapter, fn, describeBreach(breach), { breach });
+    }
+    const api = this.#engine.global.lua;
+    if (status !== 0) throw this.#error(fn, this.#topString(L) || `Lua status ${status}`);
+    const type = api.lua_type(L, -1);
+    if (type === LUA_TNIL) return undefined;
+    if (type !== LUA_TSTRING) throw this.#error(fn, "returned a non-string");
+    return this.#topString(L);
+  }
+
+  #failure(fn: string): LuaScriptError {
+    const message = this.#sync("__last_error", "last_error", []);
+    return this.#error(fn, message ?? "unknown error");
+  }
+
+  #error(fn: string, detail: string): LuaScriptError {
+    return new LuaScriptError(this.adapter, fn, detail);
+  }
+
+  #push(L: number, arg: Arg): void {
+    const api = this.#engine.global.lua;
+    if (typeof arg === "number") api.lua_pushnumber(L, arg);
+    else if (typeof arg === "boolean") api.lua_pushboolean(L, arg ? 1 : 0);
+    else this.#pushBytes(L, arg);
+  }
+
+  /** Push `text` as a Lua string of its exact UTF-8 bytes, embedded NULs included. */
+  #pushBytes(L: number, text: string): void {
+    const api = this.#engine.global.lua;
+    const module = api.module;
+    const size = module.lengthBytesUTF8(text);
+    const pointer = module._malloc(size + 1);
+    try {
+      module.stringToUTF8(text, pointer, size + 1);
+      api.lua_pushlstring(L, pointer, size);
+    } finally {
+      module._free(pointer);
+    }
+  }
+
+  /** The string at the top of L's stack, read with its length (it may hold NULs). */
+  #topString(L: number): string {
+    const module = this.#engine.global.lua.module;
+    const pointer = module.ccall(
+      "lua_tolstring",
+      "number",
+      ["number", "number", "number"],
+      [L, -1, this.#lengthSlot],
+    ) as number;
+    if (pointer === 0) return "";
+    const size = module.HEAPU32[this.#lengthSlot >>> 2] ?? 0;
+    return utf8.decode(module.HEAPU8.subarray(pointer, pointer + size));
+  }
 }
 
 /**
- * Create a VM, mount json and the host functions, sandbox it and load `script` (named
- * `chunkname` in error lines). Throws LuaScriptError when the script does not load.
+ * Create a VM, put it under its budget, mount json and the host functions, sandbox it and load
+ * `script` (named `chunkname` in error lines). Throws LuaScriptError when the script does not load.
  */
 export async function createLuaVm(
   adapter: string,
@@ -268,40 +358,47 @@ export async function createLuaVm(
   chunkname: string,
   options: LuaVmOptions,
 ): Promise<LuaVm> {
-  const engine = await options.factory.createEngine({
+  const factory = options.factory ?? new LuaFactory(options.wasmPath);
+  const engine = await factory.createEngine({
     openStandardLibs: true,
     injectObjects: false,
     enableProxy: false,
   });
+  let budget: LuaBudget | undefined;
   try {
+    budget = LuaBudget.install(engine, {
+      limits: {
+        instructions: options.instructionLimit ?? DEFAULT_INSTRUCTION_LIMIT,
+        timeMs: options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS,
+        memoryBytes: options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES,
+      },
+      now: options.now ?? (() => performance.now()),
+      internal: ["prelude", "json.lua"],
+    });
     const log = options.logger.child({ adapter });
     const global = engine.global;
     global.set("__json_src", jsonLua);
-    global.set("__instruction_limit", options.instructionLimit ?? DEFAULT_INSTRUCTION_LIMIT);
-    global.set("__time_limit_s", (options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS) / 1000);
     global.set("__host_log", (level: string, message: string) => logAt(log, level, message));
     global.set("__host_http", hostHttp(options.http));
-    await engine.doString(preludeLua);
-    const load = global.get("__load") as LuaFn;
-    if (load(script, chunkname) === FAILED) {
-      const detail = String((global.get("__last_error") as LuaFn)() ?? "unknown error");
-      throw new LuaScriptError(adapter, "load", detail);
+    global.loadString(preludeLua, "=prelude");
+    const status = budget.run(
+      budget.begin(),
+      () => global.lua.lua_pcallk(global.address, 0, 0, 0, 0, null),
+    );
+    if (status !== 0) throw new Error(`The adapter prelude failed to load (Lua status ${status})`);
+    const vm = new LuaVm(adapter, engine, budget);
+    try {
+      vm.load(script, chunkname);
+    } catch (error) {
+      vm.close();
+      throw error;
     }
-    const raw = JSON.parse((global.get("__exports") as LuaFn)() as string) as Record<
-      string,
-      unknown
-    >;
-    return new LuaVm(adapter, engine, {
-      ...(typeof raw.name === "string" ? { name: raw.name } : {}),
-      ...(typeof raw.stream_format === "string" ? { streamFormat: raw.stream_format } : {}),
-      endpoint: raw.endpoint === true,
-      headers: raw.headers === true,
-      transformRequest: raw.transform_request === true,
-      transformResponse: raw.transform_response === true,
-      transformStreamChunk: raw.transform_stream_chunk === true,
-    });
+    return vm;
   } catch (error) {
-    engine.global.close();
+    if (!(error instanceof LuaScriptError)) {
+      engine.global.close();
+      budget?.dispose();
+    }
     throw error;
   }
 }

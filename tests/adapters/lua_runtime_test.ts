@@ -37,7 +37,7 @@ Deno.test("Lua adapter stuck in a loop is cut by its budget and fails as the sou
     assert.equal(last.error.kind, "bad_request");
     assert.match(
       last.error.message,
-      /Lua adapter "loopy" failed in transform_stream_chunk: instruction or time limit exceeded/,
+      /Lua adapter "loopy" failed in transform_stream_chunk: instruction limit of 200000 exceeded at loopy\.lua:\d+/,
     );
   }
 });
