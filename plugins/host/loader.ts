@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type Clock, type Plugin, PluginError } from "../../core/mod.ts";
 import type { PluginServices } from "./api.ts";
 import type { ChannelLimits } from "./limits.ts";
-import { createLuaPlugin } from "./lua.ts";
+import { createLuaPlugin, type LuaPlugin } from "./lua.ts";
 import { type Manifest, readManifest, satisfiesMinVersion, supportsPlatform } from "./manifest.ts";
 import {
   checkImports,
@@ -26,6 +26,8 @@ export interface LoadedPlugin {
   process?: () => number | undefined;
   /** Why it runs outside the sandbox (allowed by core.plugins.allow_native), if it does. */
   native?: string;
+  /** Bytes its VM holds (Lua plugins). */
+  memory?: () => number | undefined;
 }
 
 /** Options of loadInstalled. */
@@ -43,6 +45,7 @@ export interface LoaderOptions {
   graceMs?: number;
   luaInstructionLimit?: number;
   luaTimeLimitMs?: number;
+  luaMemoryLimitBytes?: number;
   skills: SkillLibrary;
   /** A subprocess plugin's child died unasked. */
   onCrash: (plugin: Plugin, reason: string) => void;
@@ -84,17 +87,19 @@ export async function loadInstalled(
       const skill = parseSkill(await Deno.readTextFile(entryPath), name);
       return { ...base, plugin: createSkillPlugin(name, skill, options.skills) };
     }
-    case "lua":
-      return {
-        ...base,
-        plugin: createLuaPlugin({
-          manifest,
-          source: await Deno.readTextFile(entryPath),
-          services: options.services,
-          instructionLimit: options.luaInstructionLimit,
-          timeLimitMs: options.luaTimeLimitMs,
-        }),
-      };
+    case "lua": {
+      const plugin: LuaPlugin = createLuaPlugin({
+        manifest,
+        source: await Deno.readTextFile(entryPath),
+        clock: options.clock,
+        services: options.services,
+        instructionLimit: options.luaInstructionLimit,
+        timeLimitMs: options.luaTimeLimitMs,
+        memoryLimitBytes: options.luaMemoryLimitBytes,
+        onCrash: (reason) => options.onCrash(plugin, reason),
+      });
+      return { ...base, plugin, memory: () => plugin.memoryBytes() };
+    }
     case "subprocess":
       return { ...base, ...await loadSubprocess(manifest, dir, entryPath, options) };
   }

@@ -1,12 +1,15 @@
 /**
- * Lua plugins: `main.lua` returns `{ start = function(sdk) … end, stop = function() … end }`
- * and runs in wasmoon (Lua 5.4 in wasm). Every call into Lua runs under an instruction and a
- * time budget, so a looping plugin fails its call instead of taking the kernel down. HTTP is
- * limited to the hosts the manifest declares under permissions.net.
+ * Lua plugins: `main.lua` returns `{ start = function(sdk) … end, stop = function() … end }`.
+ * Each runs in wasmoon (Lua 5.4 in wasm) in a worker of its own (lua_channel.ts), outside the
+ * kernel's event loop, under the VM's budget (core/lua/budget.ts): instructions, execution time
+ * and memory per call, for every coroutine and library function. A script that runs past one is
+ * stopped with an error naming the budget, its limit and the script line; one the budget cannot
+ * stop is ended by the watchdog, and its plugin counted as crashed. HTTP is limited to the hosts
+ * the manifest declares under permissions.net.
  */
-import { LuaFactory } from "wasmoon";
-import type { LuaEngine } from "wasmoon";
+import { z } from "zod";
 import {
+  type Clock,
   errorMessage,
   type Plugin,
   PluginError,
@@ -14,118 +17,126 @@ import {
   type StageName,
 } from "../../core/mod.ts";
 import { createRestrictedApi, type PluginServices, requireCapability } from "./api.ts";
+import { LuaChannel } from "./lua_channel.ts";
 import type { Manifest } from "./manifest.ts";
 import { applyMutation, stageToWire } from "./stage_wire.ts";
-import prelude from "./lua_prelude.lua" with { type: "text" };
 
-/** Default budget of one call into Lua. */
+/** Default budget of one call into Lua: VM instructions. */
 export const LUA_INSTRUCTION_LIMIT = 10_000_000;
-/** Default wall-time budget of one call into Lua, ms (awaited host calls count). */
+/** Default execution time of one call into Lua, ms (waits on the host do not count). */
 export const LUA_TIME_LIMIT_MS = 5_000;
+/** Default memory one Lua plugin's VM may hold, bytes. */
+export const LUA_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Wall cap of one call into Lua, its waits on the host included, ms. */
+export const LUA_WALL_MS = 60_000;
 
 /** Options of a Lua plugin. */
 export interface LuaPluginOptions {
   manifest: Manifest;
   /** Text of main.lua. */
   source: string;
+  clock: Clock;
   services?: PluginServices;
   instructionLimit?: number;
   timeLimitMs?: number;
+  memoryLimitBytes?: number;
   /** HTTP for `sdk.http` (tests inject one); default fetch. */
   fetch?: typeof fetch;
+  /** The worker died after start (budget watchdog, memory, crash): the registry restarts it. */
+  onCrash?: (reason: string) => void;
 }
 
-let factory: LuaFactory | undefined;
-
-type Invoke = (id: number, arg?: unknown) => Promise<unknown>;
+/** A Lua plugin, with what its VM holds. */
+export interface LuaPlugin extends Plugin {
+  /** Bytes the VM held after its last call; undefined while it is not running. */
+  memoryBytes(): number | undefined;
+}
 
 /** Create the Plugin for a Lua entry. */
-export function createLuaPlugin(options: LuaPluginOptions): Plugin {
+export function createLuaPlugin(options: LuaPluginOptions): LuaPlugin {
   const name = options.manifest.name;
-  let engine: LuaEngine | undefined;
-  let invokeFn: ((fn: string, ...args: unknown[]) => Promise<unknown>) | undefined;
+  let channel: LuaChannel | undefined;
+  let started = false;
   return {
     name,
+    memoryBytes: () => channel?.memoryBytes,
     async start(sdk) {
-      factory ??= new LuaFactory();
-      const lua = await factory.createEngine({
-        openStandardLibs: true,
-        injectObjects: false,
-        enableProxy: false,
+      started = false;
+      const requests = requestHandler(sdk, options, (entry, args, label) => {
+        if (!channel) {
+          return Promise.reject(new PluginError(name, `Lua plugin "${name}" is not running`));
+        }
+        return channel.call(entry, args, label);
       });
-      engine = lua;
-      const run = serialised(lua);
-      invokeFn = run;
-      const invoke: Invoke = async (id, arg) => await call(run, name, "__invoke", id, arg);
-      lua.global.set("__host", hostTable(sdk, options, invoke));
-      lua.global.set("__instruction_limit", options.instructionLimit ?? LUA_INSTRUCTION_LIMIT);
-      lua.global.set("__time_limit_s", (options.timeLimitMs ?? LUA_TIME_LIMIT_MS) / 1000);
+      const opened = await LuaChannel.open({
+        plugin: name,
+        clock: options.clock,
+        limits: {
+          instructions: options.instructionLimit ?? LUA_INSTRUCTION_LIMIT,
+          timeMs: options.timeLimitMs ?? LUA_TIME_LIMIT_MS,
+          memoryBytes: options.memoryLimitBytes ?? LUA_MEMORY_LIMIT_BYTES,
+        },
+        wallMs: LUA_WALL_MS,
+        onRequest: requests,
+        onLog: (level, message) => {
+          const fn = level === "debug" || level === "warn" || level === "error" ? level : "info";
+          sdk.logger[fn](message, { stream: "lua" });
+        },
+        onDeath: (reason) => {
+          if (channel === opened) channel = undefined;
+          if (started) options.onCrash?.(`Lua plugin "${name}" ${reason}`);
+        },
+      });
+      channel = opened;
       try {
-        await lua.doString(prelude);
-        await call(run, name, "__load_main", options.source);
-        await call(run, name, "__start");
+        await opened.call("load", [options.source], "main.lua");
+        await opened.call("start", [], "start()");
+        started = true;
       } catch (error) {
-        lua.global.close();
-        engine = undefined;
+        opened.close();
+        channel = undefined;
         throw error;
       }
     },
     async stop() {
-      const lua = engine;
-      engine = undefined;
-      if (!lua || !invokeFn) return;
+      const current = channel;
+      channel = undefined;
+      started = false;
+      if (!current) return;
       try {
-        await call(invokeFn, name, "__stop");
+        // A call still running (a start that timed out, a hung stage) is not waited for.
+        if (!current.busy) await current.call("stop", [], "stop()");
       } finally {
-        lua.global.close();
+        current.close();
       }
     },
   };
 }
 
-/** Run Lua functions one at a time, each on its own coroutine so host promises can be awaited. */
-function serialised(lua: LuaEngine) {
-  let queue: Promise<unknown> = Promise.resolve();
-  return (fn: string, ...args: unknown[]): Promise<unknown> => {
-    const next = queue.then(async () => {
-      const global = lua.global;
-      const thread = global.newThread();
-      const index = global.getTop();
-      try {
-        thread.loadString(`return ${fn}(...)`);
-        for (const arg of args) thread.pushValue(arg);
-        const result = await thread.run(args.length);
-        return [...result];
-      } finally {
-        global.remove(index);
-      }
-    });
-    queue = next.catch(() => {});
-    return next;
-  };
-}
+type Invoke = (entry: "invoke", args: unknown[], label: string) => Promise<unknown>;
 
-async function call(
-  run: (fn: string, ...args: unknown[]) => Promise<unknown>,
-  plugin: string,
-  fn: string,
-  ...args: unknown[]
-): Promise<unknown> {
-  let out: unknown[];
-  try {
-    out = await run(fn, ...args) as unknown[];
-  } catch (error) {
-    throw new PluginError(plugin, `Lua plugin "${plugin}" failed: ${errorMessage(error)}`, {
-      cause: error,
-    });
-  }
-  if (out[0] !== true) {
-    throw new PluginError(plugin, `Lua plugin "${plugin}" failed in ${fn}: ${String(out[1])}`);
-  }
-  return out[1];
-}
+const Id = z.number().int().min(1);
+const Requests = {
+  "register_tool": z.object({ def: z.record(z.string(), z.unknown()), id: Id }),
+  "register_stage": z.object({ stage: z.string(), id: Id, scope: z.string().optional() }),
+  "register_output_channel": z.object({
+    name: z.string(),
+    caps: z.number().int(),
+    description: z.string().default(""),
+    id: Id,
+    help: z.string().optional(),
+  }),
+  api: z.object({ method: z.string(), params: z.unknown() }),
+  http: z.object({
+    method: z.enum(["GET", "POST"]),
+    url: z.string(),
+    body: z.string().default(""),
+    headers: z.record(z.string(), z.string()).default({}),
+  }),
+};
 
-function hostTable(sdk: PluginSDK, options: LuaPluginOptions, invoke: Invoke) {
+/** Answers the script's requests: registrations, the restricted API and HTTP. */
+function requestHandler(sdk: PluginSDK, options: LuaPluginOptions, invoke: Invoke) {
   const { manifest } = options;
   const caps = manifest.capabilities;
   const channels = new Set<string>();
@@ -136,51 +147,64 @@ function hostTable(sdk: PluginSDK, options: LuaPluginOptions, invoke: Invoke) {
     channels,
     settingKeys: () => Object.keys(manifest.settings),
   });
-  const safe = (p: Promise<unknown>) =>
-    p.then((v) => v ?? null, (error) => ({ __error: errorMessage(error) }));
-  return {
-    register_tool: (def: Record<string, unknown>, id: number) => {
-      requireCapability(sdk.pluginName, caps, "tools", "register_tool");
-      sdk.registerTool({
-        name: String(def.name),
-        description: String(def.description ?? ""),
-        parameters: toSchema(def.parameters),
-        timeoutMs: manifest.timeout_ms,
-        handler: async (args) => {
-          const out = await invoke(id, args);
-          return typeof out === "string" ? out : JSON.stringify(out ?? null);
-        },
-      });
-    },
-    register_stage: (stage: string, id: number, scope?: string) => {
-      requireCapability(sdk.pluginName, caps, "stages", "register_stage");
-      sdk.registerStage(stage as StageName, async (context) => {
-        applyMutation(context, await invoke(id, stageToWire(context)));
-      }, scope === "own_tools" ? "own_tools" : "global");
-    },
-    register_output_channel: (
-      name: string,
-      caps_: number,
-      description: string,
-      id: number,
-      help?: string,
-    ) => {
-      requireCapability(sdk.pluginName, caps, "channels", "register_output_channel");
-      sdk.registerOutputChannel(name, caps_, description, async (m) => {
-        await invoke(id, m);
-      }, help);
-      channels.add(name);
-    },
-    call: (method: string, params: unknown) => safe(api(method, params)),
-    http: (method: string, url: string, body: string, headers: Record<string, string>) =>
-      safe(http(options, method, url, body, headers)),
-    json_encode: (value: unknown) => JSON.stringify(value ?? null),
-    json_decode: (text: string) => JSON.parse(text),
-    log: (level: string, message: string) => {
-      const fn = level === "debug" || level === "warn" || level === "error" ? level : "info";
-      sdk.logger[fn](message, { stream: "lua" });
-    },
+  return async (method: string, raw: unknown): Promise<unknown> => {
+    switch (method) {
+      case "register_tool": {
+        const { def, id } = parse(method, Requests["register_tool"], raw);
+        requireCapability(sdk.pluginName, caps, "tools", "register_tool");
+        const name = String(def.name);
+        sdk.registerTool({
+          name,
+          description: String(def.description ?? ""),
+          parameters: toSchema(def.parameters),
+          timeoutMs: manifest.timeout_ms,
+          handler: async (args) => {
+            const out = await invoke("invoke", [id, args], `tool "${name}"`);
+            return typeof out === "string" ? out : JSON.stringify(out ?? null);
+          },
+        });
+        return null;
+      }
+      case "register_stage": {
+        const { stage, id, scope } = parse(method, Requests["register_stage"], raw);
+        requireCapability(sdk.pluginName, caps, "stages", "register_stage");
+        sdk.registerStage(stage as StageName, async (context) => {
+          applyMutation(
+            context,
+            await invoke("invoke", [id, stageToWire(context)], `stage "${stage}"`),
+          );
+        }, scope === "own_tools" ? "own_tools" : "global");
+        return null;
+      }
+      case "register_output_channel": {
+        const c = parse(method, Requests["register_output_channel"], raw);
+        requireCapability(sdk.pluginName, caps, "channels", "register_output_channel");
+        sdk.registerOutputChannel(c.name, c.caps, c.description, async (m) => {
+          await invoke("invoke", [c.id, m], `channel "${c.name}"`);
+        }, c.help);
+        channels.add(c.name);
+        return null;
+      }
+      case "api": {
+        const { method: apiMethod, params } = parse(method, Requests.api, raw);
+        return await api(apiMethod, params ?? {});
+      }
+      case "http": {
+        const r = parse(method, Requests.http, raw);
+        return await http(options, r.method, r.url, r.body, r.headers);
+      }
+      default:
+        throw new PluginError(sdk.pluginName, `Unknown request "${method}" from a Lua plugin`);
+    }
   };
+}
+
+function parse<T>(method: string, schema: z.ZodType<T>, raw: unknown): T {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new TypeError(`Invalid ${method} arguments: ${errorMessage(parsed.error)}`);
+  }
+  return parsed.data;
 }
 
 /** Lua tables arrive as JS objects; an empty `properties` or `required` may arrive as []. */

@@ -1,51 +1,23 @@
--- HomeAgent Lua plugin prelude: runs before main.lua. It keeps the raw functions it needs in
--- locals, puts every call under an instruction and time budget, and removes what a plugin must
--- not reach (files, processes, loading code).
-local sethook, clock, pack, unpack = debug.sethook, os.clock, table.pack, table.unpack
-local raw_pcall, raw_xpcall, raw_error, raw_load = pcall, xpcall, error, load
-local host = __host
-local limit, time_limit = __instruction_limit, __time_limit_s
-__host, __instruction_limit, __time_limit_s = nil, nil, nil
+-- HomeAgent Lua plugin prelude: runs in the plugin's worker after core's budget.lua and before
+-- main.lua. It keeps the raw functions it needs in locals, builds the `sdk` table over the host's
+-- requests, and removes what a plugin must not reach (files, processes, loading code). Every
+-- entry point below runs as one call under the VM's budget, which the host holds.
+local raw, host = __budget_raw, __host
+__budget_raw, __host = nil, nil
+local raw_pcall, raw_load, raw_error = raw.pcall, load, error
+local type, tostring, select, concat, sub = type, tostring, select, table.concat, string.sub
 
-local LIMIT = "plugin exceeded its instruction or time limit"
-local tripped = false
 local handlers = {}
 local plugin = nil
 
--- A script's own pcall must not swallow the budget error.
-pcall = function(f, ...)
-  local r = pack(raw_pcall(f, ...))
-  if tripped then raw_error(LIMIT, 0) end
-  return unpack(r, 1, r.n)
-end
-xpcall = function(f, h, ...)
-  local r = pack(raw_xpcall(f, h, ...))
-  if tripped then raw_error(LIMIT, 0) end
-  return unpack(r, 1, r.n)
-end
-
-local function guarded(fn, ...)
-  tripped = false
-  local count, deadline = 0, clock() + time_limit
-  sethook(function()
-    count = count + 1000
-    if tripped or count > limit or clock() > deadline then
-      tripped = true
-      raw_error(LIMIT, 0)
-    end
-  end, "", 1000)
-  local r = pack(raw_pcall(fn, ...))
-  sethook()
-  tripped = false
-  if not r[1] then return false, tostring(r[2]) end
-  return true, r[2]
-end
-
+-- Wait for a host request; a refusal becomes a Lua error at the caller's line.
 local function await(p)
   local result = p:await()
-  if type(result) == "table" and result.__error then raw_error(result.__error, 2) end
+  if type(result) == "table" and result.__error then raw_error(result.__error, 3) end
   return result
 end
+
+local function request(method, params) return await(host.request(method, params)) end
 
 local function register(fn)
   if type(fn) ~= "function" then raw_error("handler must be a function", 3) end
@@ -53,51 +25,88 @@ local function register(fn)
   return #handlers
 end
 
+local LOG_MAX = 8192
+local function log(level, message)
+  message = tostring(message)
+  if #message > LOG_MAX then message = sub(message, 1, LOG_MAX) .. "..." end
+  host.log(tostring(level), message)
+end
+
 sdk = {
-  register_tool = function(def, fn) host.register_tool(def, register(fn)) end,
-  register_stage = function(stage, fn, scope) host.register_stage(stage, register(fn), scope) end,
-  register_output_channel = function(name, caps, description, fn, help)
-    host.register_output_channel(name, caps, description, register(fn), help)
+  register_tool = function(def, fn)
+    request("register_tool", { def = def, id = register(fn) })
   end,
-  get_setting = function(key) return await(host.call("settings.get", { key = key })).value end,
-  set_setting = function(key, value) await(host.call("settings.set", { key = key, value = value })) end,
+  register_stage = function(stage, fn, scope)
+    request("register_stage", { stage = stage, id = register(fn), scope = scope })
+  end,
+  register_output_channel = function(name, caps, description, fn, help)
+    request("register_output_channel", {
+      name = name, caps = caps, description = description, id = register(fn), help = help,
+    })
+  end,
+  get_setting = function(key) return request("api", { method = "settings.get", params = { key = key } }).value end,
+  set_setting = function(key, value)
+    request("api", { method = "settings.set", params = { key = key, value = value } })
+  end,
   inject_input = function(text, opts)
     local o = opts or {}
     o.text = text
-    return await(host.call("input.inject", o))
+    return request("api", { method = "input.inject", params = o })
   end,
   inject_interrupt = function(text, opts)
     local o = opts or {}
     o.text = text
-    return await(host.call("input.interrupt", o))
+    return request("api", { method = "input.interrupt", params = o })
   end,
-  call = function(method, params) return await(host.call(method, params or {})) end,
+  call = function(method, params) return request("api", { method = method, params = params or {} }) end,
   memory = {
-    recall = function(query, k) return await(host.call("memory.recall", { query = query, k = k })).items end,
-    commit = function(text, tags) return await(host.call("memory.commit", { text = text, tags = tags })) end,
+    recall = function(query, k)
+      return request("api", { method = "memory.recall", params = { query = query, k = k } }).items
+    end,
+    commit = function(text, tags)
+      return request("api", { method = "memory.commit", params = { text = text, tags = tags } })
+    end,
   },
   doc = {
-    query = function(query, k) return await(host.call("doc.query", { query = query, k = k })).items end,
-    commit = function(content, summary) return await(host.call("doc.commit", { content = content, summary = summary })) end,
+    query = function(query, k)
+      return request("api", { method = "doc.query", params = { query = query, k = k } }).items
+    end,
+    commit = function(content, summary)
+      return request("api", { method = "doc.commit", params = { content = content, summary = summary } })
+    end,
   },
   knowledge = {
-    search = function(query, k) return await(host.call("knowledge.search", { query = query, k = k })).items end,
+    search = function(query, k)
+      return request("api", { method = "knowledge.search", params = { query = query, k = k } }).items
+    end,
   },
   settings = {
-    list = function() return await(host.call("settings.list", {})).values end,
+    list = function() return request("api", { method = "settings.list", params = {} }).values end,
   },
   json = { encode = host.json_encode, decode = host.json_decode },
   http = {
-    get = function(url, headers) return await(host.http("GET", url, "", headers or {})) end,
-    post = function(url, body, headers) return await(host.http("POST", url, body or "", headers or {})) end,
+    get = function(url, headers)
+      return request("http", { method = "GET", url = url, body = "", headers = headers or {} })
+    end,
+    post = function(url, body, headers)
+      return request("http", { method = "POST", url = url, body = body or "", headers = headers or {} })
+    end,
   },
-  log = function(level, message) host.log(level, tostring(message)) end,
+  log = log,
 }
 
+-- print(...) goes to the plugin's log.
+function print(...)
+  local parts = {}
+  for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+  log("info", concat(parts, "\t"))
+end
+
+-- The entry points return (ok, value); a budget stop is read by the host, not from here.
 function __load_main(source)
   local chunk, err = raw_load(source, "=main.lua", "t")
   if not chunk then return false, err end
-  local ok, result = guarded(chunk)
+  local ok, result = raw_pcall(chunk)
   if not ok then return false, result end
   if type(result) ~= "table" or type(result.start) ~= "function" then
     return false, "main.lua must return a table with start(sdk) and stop()"
@@ -106,19 +115,19 @@ function __load_main(source)
   return true, nil
 end
 
-function __start() return guarded(plugin.start, sdk) end
+function __start() return raw_pcall(plugin.start, sdk) end
 
 function __stop()
-  if type(plugin.stop) == "function" then return guarded(plugin.stop) end
+  if type(plugin.stop) == "function" then return raw_pcall(plugin.stop) end
   return true, nil
 end
 
 function __invoke(id, arg)
   local fn = handlers[id]
   if not fn then return false, "unknown handler" end
-  return guarded(fn, arg)
+  return raw_pcall(fn, arg)
 end
 
 -- The sandbox: no files, processes, environment or code loading.
-io, require, dofile, loadfile, load, package, debug, collectgarbage = nil, nil, nil, nil, nil, nil, nil, nil
+io, require, dofile, loadfile, load, package = nil, nil, nil, nil, nil, nil
 os = { time = os.time, clock = os.clock, date = os.date, difftime = os.difftime }

@@ -22,7 +22,12 @@ import { placeHmap, recoverInstalls, removeInstalled } from "./install.ts";
 import { PLUGIN_NAME } from "./manifest.ts";
 import type { ChannelLimits } from "./limits.ts";
 import { type PermissionReview, reviewManifest } from "./review.ts";
-import { createSettingsDefiner, type HostConfig, type SettingsDefiner } from "./settings.ts";
+import {
+  createSettingsDefiner,
+  type HostConfig,
+  PLUGIN_HOST_KEYS,
+  type SettingsDefiner,
+} from "./settings.ts";
 import { CrashPolicy } from "./supervisor.ts";
 import { createSkillsBuiltin, SkillLibrary } from "./skill.ts";
 import { createPluginManagerBuiltin } from "./builtin_tools.ts";
@@ -41,6 +46,8 @@ export interface PluginInfo {
   /** Crashes in the last 5 minutes. */
   crashes: number;
   pid?: number;
+  /** Bytes a Lua plugin's VM holds. */
+  memoryBytes?: number;
   sha256?: string;
   tools: string[];
   channels: string[];
@@ -70,8 +77,12 @@ export interface PluginRegistryOptions {
   maxCrashes?: number;
   /** Import map giving `@homeagent/plugin-sdk` to TypeScript plugins. */
   importMap?: string;
+  /** Lua budgets; default the `core.plugins.lua.*` settings. */
   luaInstructionLimit?: number;
   luaTimeLimitMs?: number;
+  luaMemoryLimitBytes?: number;
+  /** How long one plugin's start may take; default `core.plugins.start_timeout_ms`. */
+  startTimeoutMs?: number;
 }
 
 interface Entry {
@@ -162,8 +173,11 @@ export class PluginRegistry {
       callTimeoutMs: o.callTimeoutMs,
       limits: o.limits,
       graceMs: o.graceMs,
-      luaInstructionLimit: o.luaInstructionLimit,
-      luaTimeLimitMs: o.luaTimeLimitMs,
+      luaInstructionLimit: o.luaInstructionLimit ??
+        o.config.get<number>(PLUGIN_HOST_KEYS.luaInstructionLimit),
+      luaTimeLimitMs: o.luaTimeLimitMs ?? o.config.get<number>(PLUGIN_HOST_KEYS.luaTimeLimitMs),
+      luaMemoryLimitBytes: o.luaMemoryLimitBytes ??
+        o.config.get<number>(PLUGIN_HOST_KEYS.luaMemoryLimitMb) * 1024 * 1024,
       skills: this.skills,
       onCrash: (plugin, reason) => this.#crashed(entry, plugin, reason),
       allowNative: o.config.get<boolean>("core.plugins.allow_native"),
@@ -210,7 +224,7 @@ export class PluginRegistry {
       }
       entry.plugin = loaded;
       entry.detach = detach;
-      await loaded.plugin.start(sdk);
+      await this.#bounded(entry, (async () => await loaded.plugin.start(sdk))());
       entry.state = "running";
       entry.error = undefined;
       logger.info("Plugin started", { kind: entry.kind, version: entry.version });
@@ -223,6 +237,36 @@ export class PluginRegistry {
       entry.error = errorMessage(error);
       logger.error("Plugin failed to start", { error: entry.error });
       return false;
+    }
+  }
+
+  /**
+   * `starting`, or a PluginError once the start timeout passes: then the plugin is stopped
+   * without waiting (a Lua worker or a child process ends; a built-in's start is abandoned).
+   */
+  async #bounded(entry: Entry, starting: Promise<void>): Promise<void> {
+    const ms = this.#options.startTimeoutMs ??
+      this.#options.config.get<number>(PLUGIN_HOST_KEYS.startTimeoutMs);
+    let timer: TimerHandle | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = this.#options.clock.setTimer(ms, () => {
+        reject(
+          new PluginError(
+            entry.name,
+            `Plugin "${entry.name}" did not start within ${ms} ms (${PLUGIN_HOST_KEYS.startTimeoutMs})`,
+          ),
+        );
+      });
+    });
+    try {
+      await Promise.race([starting, timeout]);
+    } catch (error) {
+      const plugin = entry.plugin?.plugin;
+      starting.catch(() => {}); // a start that settles after its timeout is not reported twice
+      if (plugin) void (async () => await plugin.stop())().catch(() => {});
+      throw error;
+    } finally {
+      timer?.cancel();
     }
   }
 
@@ -315,6 +359,7 @@ export class PluginRegistry {
       error: entry.error,
       crashes: entry.policy.recent,
       pid: proc,
+      memoryBytes: entry.plugin?.memory?.(),
       sha256: entry.sha256,
       tools: agent.tools.list().filter((t) => t.plugin === entry.name).map((t) => t.name),
       channels: agent.outputs.list().filter((c) => c.plugin === entry.name).map((c) => c.name),

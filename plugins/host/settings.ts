@@ -29,7 +29,18 @@ const SCHEMAS = {
   json: z.unknown(),
 } as const;
 
-/** Define the host's keys: `core.plugins.<name>.enabled`, `core.plugins.allow_native`. Call once per registry. */
+/** The host's keys besides `core.plugins.<name>.enabled`, read each time a plugin starts. */
+export const PLUGIN_HOST_KEYS = {
+  startTimeoutMs: "core.plugins.start_timeout_ms",
+  luaInstructionLimit: "core.plugins.lua.instruction_limit",
+  luaTimeLimitMs: "core.plugins.lua.time_limit_ms",
+  luaMemoryLimitMb: "core.plugins.lua.memory_limit_mb",
+} as const;
+
+/**
+ * Define the host's keys: `core.plugins.<name>.enabled`, `core.plugins.allow_native` and
+ * PLUGIN_HOST_KEYS. Call once per registry.
+ */
 export function registerPluginDefaults(config: HostConfig): void {
   config.define({
     key: "core.plugins.*.enabled",
@@ -43,6 +54,30 @@ export function registerPluginDefaults(config: HostConfig): void {
     default: false,
     description: "Allow plugins that run native programs outside the Deno sandbox (a native " +
       "entry, or permissions.run); each such start is logged as a warning (docs/security.md)",
+  });
+  config.define({
+    key: PLUGIN_HOST_KEYS.startTimeoutMs,
+    schema: z.int().min(100).max(600_000),
+    default: 30_000,
+    description: "Milliseconds a plugin's start may take before it is stopped and marked failed",
+  });
+  config.define({
+    key: PLUGIN_HOST_KEYS.luaInstructionLimit,
+    schema: z.int().min(1000).max(1e12),
+    default: 10_000_000,
+    description: "VM instructions one call into a Lua plugin may run",
+  });
+  config.define({
+    key: PLUGIN_HOST_KEYS.luaTimeLimitMs,
+    schema: z.int().min(10).max(600_000),
+    default: 5_000,
+    description: "Milliseconds one call into a Lua plugin may run (its waits on the host excluded)",
+  });
+  config.define({
+    key: PLUGIN_HOST_KEYS.luaMemoryLimitMb,
+    schema: z.int().min(1).max(2048),
+    default: 64,
+    description: "Megabytes of memory one Lua plugin's VM may hold",
   });
 }
 

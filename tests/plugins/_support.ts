@@ -15,7 +15,7 @@ import {
   type PluginRegistryOptions,
   registerPluginDefaults,
 } from "../../plugins/mod.ts";
-import { createTestKernel, type TestKernel } from "../fakes/kernel.ts";
+import { createTestKernel, type TestKernel, type TestSource } from "../fakes/kernel.ts";
 
 /** Folder of the example plugins. */
 export const FIXTURES = new URL("../fixtures/plugins/", import.meta.url).pathname;
@@ -64,9 +64,13 @@ async function copyDir(from: string, to: string): Promise<void> {
 /** Build a harness; `fixtures` are copied into the plugins folder before load(). */
 export async function createHarness(
   fixtures: string[],
-  options: Partial<PluginRegistryOptions> & { clock?: Clock; load?: boolean } = {},
+  options: Partial<PluginRegistryOptions> & {
+    clock?: Clock;
+    load?: boolean;
+    sources?: TestSource[];
+  } = {},
 ): Promise<PluginHarness> {
-  const kernel = createTestKernel({ clock: options.clock });
+  const kernel = createTestKernel({ clock: options.clock, sources: options.sources });
   registerPluginDefaults(kernel.config.registry);
   const pluginsDir = await Deno.makeTempDir({ prefix: "homeagent_plugins_" });
   for (const name of fixtures) await copyFixture(pluginsDir, name);
