@@ -19,6 +19,7 @@ import { figures as graphFigures } from "./graph_bench.ts";
 import { figures as pluginFigures } from "./plugin_bench.ts";
 import { figures as webFigures } from "./web_bench.ts";
 import { figures as mcpFigures } from "./mcp_bench.ts";
+import { figures as luaFigures } from "./lua_bench.ts";
 
 const ALL: Record<string, FigureFn> = {
   ...kernelFigures,
@@ -32,6 +33,7 @@ const ALL: Record<string, FigureFn> = {
   ...pluginFigures,
   ...mcpFigures,
   ...webFigures,
+  ...luaFigures,
 };
 
 function machine() {
