@@ -41,4 +41,5 @@ export * from "./memory/social_tools.ts";
 export * from "./llm/usage.ts";
 export * from "./llm/tools.ts";
 export * from "./lua/budget.ts";
+export * from "./lua/call.ts";
 export * from "./lua/resume.ts";

@@ -7,12 +7,15 @@ __json_src, __host_log, __host_http, __budget_raw = nil, nil, nil, nil
 local raw_load, raw_xpcall, charge = load, raw.xpcall, raw.charge
 local error, type, tostring, select, rawget, getmetatable, setmetatable, G =
   error, type, tostring, select, rawget, getmetatable, setmetatable, _G
-local find, sub, concat = string.find, string.sub, table.concat
+-- This file's own searches are plain and its joins linear: the library's functions, charged.
+local find, sub, concat = raw.find, string.sub, raw.concat
 
 -- json.lua's patterns are all linear, so it gets the library's find and gsub, charged by the
--- bytes each call scans, instead of the analysing wrappers (a decode makes many small calls).
+-- bytes each call scans, instead of the analysing wrappers (a decode makes many small calls);
+-- and the library's byte, concat and tonumber, whose cost those scans already bound.
 local n_find, n_gsub = raw.find, raw.gsub
 local json_string = setmetatable({
+  byte = raw.byte,
   find = function(s, p, i)
     local a, e = n_find(s, p, i)
     charge((e or #s) - (i or 1) + 1)
@@ -23,7 +26,12 @@ local json_string = setmetatable({
     return n_gsub(s, p, r)
   end,
 }, { __index = string })
-json = raw_load(json_src, "=json.lua", "t", setmetatable({ string = json_string }, { __index = G }))()
+local json_env = setmetatable({
+  string = json_string,
+  table = setmetatable({ concat = raw.concat }, { __index = table }),
+  tonumber = raw.tonumber,
+}, { __index = G })
+json = raw_load(json_src, "=json.lua", "t", json_env)()
 
 local LOG_MAX = 8192
 local function clip(text)
@@ -133,28 +141,27 @@ function __headers(config_json)
   end))
 end
 
-local function state_of(id)
+-- transform_stream_chunk(line, state) with a state table kept per stream id (the hot path: a
+-- global lookup and one protected call, nothing more).
+function __chunk(id, line)
   local state = streams[id]
   if state == nil then
     state = {}
     streams[id] = state
   end
-  return state
-end
-
--- transform_stream_chunk(line, state) with a state table kept per stream id.
-function __chunk(id, line)
-  local fn = defined("transform_stream_chunk")
-  if not fn then return FAILED end
-  return (run(fn, line, state_of(id)))
+  return (run(transform_stream_chunk, line, state))
 end
 
 -- Every line of one network read in one call: lines joined by "\0" in, results joined by "\0"
 -- out ("\2" for a skipped line), so the host crosses into Lua once per read, not per line.
 function __chunks(id, packed)
-  local fn = defined("transform_stream_chunk")
-  if not fn then return FAILED end
-  local state, out, pos = state_of(id), {}, 1
+  local fn, state = transform_stream_chunk, streams[id]
+  if state == nil then
+    state = {}
+    streams[id] = state
+  end
+  charge(#packed)
+  local out, pos = {}, 1
   while true do
     local at = find(packed, "\0", pos, true)
     local result = run(fn, sub(packed, pos, (at or #packed + 1) - 1), state)

@@ -16,6 +16,7 @@ import {
   type LuaCall,
   resumeUnderBudget,
 } from "../../core/mod.ts";
+import { type Arg, pushArg, type RawLua, topString } from "./_c_api.ts";
 import jsonLua from "./json.lua" with { type: "text" };
 import preludeLua from "./prelude.lua" with { type: "text" };
 
@@ -89,8 +90,8 @@ export interface LuaExports {
   transformStreamChunk: boolean;
 }
 
-type Arg = string | number | boolean;
 type Engine = Awaited<ReturnType<LuaFactory["createEngine"]>>;
+
 const FAILED = "\u0001error";
 const LUA_TNIL = 0;
 const LUA_TSTRING = 4;
@@ -107,7 +108,6 @@ const ENTRIES = [
   "__exports",
 ] as const;
 type Entry = typeof ENTRIES[number];
-const utf8 = new TextDecoder();
 
 /** A loaded adapter VM. Methods throw LuaScriptError; they never crash the caller otherwise. */
 export class LuaVm {
@@ -120,6 +120,7 @@ export class LuaVm {
     transformStreamChunk: false,
   };
   #engine: Engine;
+  #raw: RawLua;
   #budget: LuaBudget;
   #refs = new Map<Entry, bigint>();
   #lengthSlot: number;
@@ -130,8 +131,9 @@ export class LuaVm {
   constructor(adapter: string, engine: Engine, budget: LuaBudget) {
     this.adapter = adapter;
     this.#engine = engine;
+    this.#raw = engine.global.lua.module as unknown as RawLua;
     this.#budget = budget;
-    this.#lengthSlot = engine.global.lua.module._malloc(4);
+    this.#lengthSlot = this.#raw._malloc(4);
     const { lua: api, address: L } = engine.global;
     for (const name of ENTRIES) {
       api.lua_getglobal(L, name);
@@ -231,7 +233,7 @@ export class LuaVm {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#engine.global.lua.module._free(this.#lengthSlot);
+    this.#raw._free(this.#lengthSlot);
     this.#engine.global.close();
     this.#budget.dispose();
   }
@@ -246,23 +248,24 @@ export class LuaVm {
   /** Call entry function `entry` on the main thread; its string result, or undefined for nil. */
   #sync(entry: Entry, fn: string, args: Arg[]): string | undefined {
     if (this.#closed) throw this.#error(fn, "the VM is closed");
-    const { lua: api, address: L } = this.#engine.global;
-    const top = api.lua_gettop(L);
+    const raw = this.#raw;
+    const L = this.#engine.global.address;
+    const top = raw._lua_gettop(L);
     try {
-      api.lua_rawgeti(L, LUA_REGISTRYINDEX, this.#refs.get(entry)!);
-      for (const arg of args) this.#push(L, arg);
+      raw._lua_rawgeti(L, LUA_REGISTRYINDEX, this.#refs.get(entry)!);
+      for (const arg of args) pushArg(raw, L, arg);
       const budget = this.#budget;
       const call = budget.begin();
       const outer = budget.enter(call);
       let status: number;
       try {
-        status = api.lua_pcallk(L, args.length, 1, 0, 0, null);
+        status = raw._lua_pcallk(L, args.length, 1, 0, 0, 0);
       } finally {
         budget.leave(call, outer);
       }
       return this.#result(fn, call, status, L);
     } finally {
-      api.lua_settop(L, top);
+      raw._lua_settop(L, top);
     }
   }
 
@@ -275,7 +278,7 @@ export class LuaVm {
     try {
       const T = thread.address;
       global.lua.lua_rawgeti(T, LUA_REGISTRYINDEX, this.#refs.get(entry)!);
-      for (const arg of args) this.#push(T, arg);
+      for (const arg of args) pushArg(this.#raw, T, arg);
       const call = this.#budget.begin({ thread: T, wallMs: ASYNC_WALL_MS });
       const end = await resumeUnderBudget(this.#budget, call, thread, args.length);
       if (end.status === 0 && end.results === 0) throw this.#error(fn, "returned nothing");
@@ -295,12 +298,13 @@ export class LuaVm {
       if (breach.kind === "memory") this.#spoiled = true;
       throw new LuaScriptError(this.adapter, fn, describeBreach(breach), { breach });
     }
-    const api = this.#engine.global.lua;
-    if (status !== 0) throw this.#error(fn, this.#topString(L) || `Lua status ${status}`);
-    const type = api.lua_type(L, -1);
+    if (status !== 0) {
+      throw this.#error(fn, topString(this.#raw, L, this.#lengthSlot) || `Lua status ${status}`);
+    }
+    const type = this.#raw._lua_type(L, -1);
     if (type === LUA_TNIL) return undefined;
     if (type !== LUA_TSTRING) throw this.#error(fn, "returned a non-string");
-    return this.#topString(L);
+    return topString(this.#raw, L, this.#lengthSlot);
   }
 
   #failure(fn: string): LuaScriptError {
@@ -310,41 +314,6 @@ export class LuaVm {
 
   #error(fn: string, detail: string): LuaScriptError {
     return new LuaScriptError(this.adapter, fn, detail);
-  }
-
-  #push(L: number, arg: Arg): void {
-    const api = this.#engine.global.lua;
-    if (typeof arg === "number") api.lua_pushnumber(L, arg);
-    else if (typeof arg === "boolean") api.lua_pushboolean(L, arg ? 1 : 0);
-    else this.#pushBytes(L, arg);
-  }
-
-  /** Push `text` as a Lua string of its exact UTF-8 bytes, embedded NULs included. */
-  #pushBytes(L: number, text: string): void {
-    const api = this.#engine.global.lua;
-    const module = api.module;
-    const size = module.lengthBytesUTF8(text);
-    const pointer = module._malloc(size + 1);
-    try {
-      module.stringToUTF8(text, pointer, size + 1);
-      api.lua_pushlstring(L, pointer, size);
-    } finally {
-      module._free(pointer);
-    }
-  }
-
-  /** The string at the top of L's stack, read with its length (it may hold NULs). */
-  #topString(L: number): string {
-    const module = this.#engine.global.lua.module;
-    const pointer = module.ccall(
-      "lua_tolstring",
-      "number",
-      ["number", "number", "number"],
-      [L, -1, this.#lengthSlot],
-    ) as number;
-    if (pointer === 0) return "";
-    const size = module.HEAPU32[this.#lengthSlot >>> 2] ?? 0;
-    return utf8.decode(module.HEAPU8.subarray(pointer, pointer + size));
   }
 }
 

@@ -12,7 +12,7 @@ __budget_sources, __budget_check, __budget_note, __budget_memory, __budget_free,
   __budget_internal = nil, nil, nil, nil, nil, nil, nil
 
 local raw_pcall, raw_xpcall, raw_error, raw_load, raw_setmetatable = pcall, xpcall, error, load, setmetatable
-local rawget, type, select, tostring, tonumber = rawget, type, select, tostring, tonumber
+local rawget, type, select, tostring, raw_tonumber = rawget, type, select, tostring, tonumber
 local getinfo = debug.getinfo
 local co = coroutine
 local raw_resume, raw_close = co.resume, co.close
@@ -21,6 +21,7 @@ local t_insert, t_remove, t_move, t_sort, t_concat, t_unpack =
   table.insert, table.remove, table.move, table.sort, table.concat, table.unpack
 local u_len, u_offset, u_codepoint = utf8.len, utf8.offset, utf8.codepoint
 local maxinteger, tointeger, floor, log = math.maxinteger, math.tointeger, math.floor, math.log
+local collect = collectgarbage
 
 
 local LIMIT = raw_setmetatable({}, {
@@ -56,7 +57,7 @@ local function charge(cost)
   spent = spent + cost
   if spent >= steps then
     spent = 0
-    if check() then stop("time") end
+    if check() then raw_error(LIMIT, 0) end
   end
 end
 
@@ -88,7 +89,7 @@ end
 
 local function count(v)
   local n = tointeger(v)
-  if n == nil and type(v) == "string" then n = tointeger(tonumber(v)) end
+  if n == nil and type(v) == "string" then n = tointeger(raw_tonumber(v)) end
   return n
 end
 
@@ -99,7 +100,13 @@ string.rep = function(s, n, sep)
     if type(sep) == "string" or type(sep) == "number" then size = size + #tostring(sep) * (times - 1) end
     -- The library builds the result in a buffer and then copies it: twice its size at once.
     if size > memory_limit or size > 1048576 and 2 * size > free() then
-      stop("memory", "string.rep of " .. floor(size) .. " bytes")
+      if size <= memory_limit then
+        charge(memory_limit - free())
+        collect("collect")
+      end
+      if size > memory_limit or 2 * size > free() then
+        stop("memory", "string.rep of " .. floor(size) .. " bytes")
+      end
     end
     charge(size)
   end
@@ -191,7 +198,7 @@ end
 
 tonumber = function(v, ...)
   if type(v) == "string" then charge(#v) end
-  return tonumber(v, ...)
+  return raw_tonumber(v, ...)
 end
 
 local function chunk(name) return raw_load(sources[name], "=" .. name, "t") end
@@ -203,7 +210,7 @@ local patterns = chunk("patterns")(charge, steps, compiler, port)
 -- xpcall (a stop passes through them too: the host reads the breach, not the error), the
 -- library's pattern functions with the charge (for its own code, whose patterns are linear).
 __budget_raw = { pcall = raw_pcall, xpcall = raw_xpcall, charge = charge, find = s_find,
-  gsub = s_gsub }
+  gsub = s_gsub, byte = s_byte, concat = t_concat, tonumber = raw_tonumber }
 string.find, string.match, string.gmatch, string.gsub =
   patterns.find, patterns.match, patterns.gmatch, patterns.gsub
 

@@ -12,118 +12,17 @@
  * uses wasmoon's engine by type, so core/ still does no IO of its own.
  */
 import type { LuaEngine } from "wasmoon";
+import {
+  type LuaBreach,
+  type LuaBudgetKind,
+  LuaCall,
+  type LuaCallOptions,
+  type LuaLimits,
+} from "./call.ts";
 import budgetLua from "./budget.lua" with { type: "text" };
 import compileLua from "./pattern_compile.lua" with { type: "text" };
 import portLua from "./pattern_port.lua" with { type: "text" };
 import patternsLua from "./patterns.lua" with { type: "text" };
-
-/** What one call into a Lua VM may spend. */
-export interface LuaLimits {
-  /** VM instructions per call. */
-  instructions: number;
-  /** Wall time per call, ms (time spent waiting on the host counts). */
-  timeMs: number;
-  /** Bytes the VM may hold at once. */
-  memoryBytes: number;
-}
-
-/** Which budget a call ran out of. */
-export type LuaBudgetKind = "instructions" | "time" | "memory";
-
-/** A call that ran out of a budget: which, its limit, and where the script was. */
-export interface LuaBreach {
-  kind: LuaBudgetKind;
-  limit: number;
-  /** `chunk:line` of the script when known. */
-  where?: string;
-  /** What asked for too much (`string.rep of 1000000000 bytes`). */
-  detail?: string;
-}
-
-/** "time limit of 1000 ms exceeded at main.lua:3", for error messages. */
-export function describeBreach(breach: LuaBreach): string {
-  const limit = breach.kind === "time"
-    ? `time limit of ${breach.limit} ms`
-    : breach.kind === "memory"
-    ? `memory limit of ${formatBytes(breach.limit)}`
-    : `instruction limit of ${breach.limit}`;
-  const detail = breach.detail ? ` (${breach.detail})` : "";
-  return `${limit} exceeded${detail}${breach.where ? ` at ${breach.where}` : ""}`;
-}
-
-function formatBytes(bytes: number): string {
-  const mb = bytes / (1024 * 1024);
-  return Number.isInteger(mb) ? `${mb} MB` : `${bytes} bytes`;
-}
-
-/** Options of one call: its limits where they differ from the VM's. */
-export interface LuaCallOptions {
-  /** The Lua thread the call runs on (default the main one). */
-  thread?: number;
-  /** Execution time of this call, ms. */
-  timeMs?: number;
-  /** Wall time of this call including its waits on the host, ms (default: no cap). */
-  wallMs?: number;
-}
-
-/**
- * One call into Lua, possibly resumed several times around waits on the host. Its time budget
- * counts the time it runs, not the time it waits; the wall cap counts both. A segment's clock
- * starts at its first check (count hook, charge or allocation slice), so a short call never
- * reads the clock at all; what runs before that first check is bounded by those same checks.
- */
-export class LuaCall {
-  readonly started: number;
-  readonly timeMs: number;
-  readonly wallMs: number;
-  /** The Lua thread the call runs on: where a refused allocation is located. */
-  readonly thread: number;
-  /** Milliseconds run in finished segments. */
-  spent = 0;
-  count = 0;
-  breach?: LuaBreach;
-  /** The last script line seen while the call was past half of a limit. */
-  lastWhere?: string;
-  #running = false;
-  #segment = NaN;
-
-  constructor(started: number, thread: number, timeMs: number, wallMs: number) {
-    this.started = started;
-    this.thread = thread;
-    this.timeMs = timeMs;
-    this.wallMs = wallMs;
-  }
-
-  /** Milliseconds run so far, at time `now`. */
-  ran(now: number): number {
-    if (!this.#running) return this.spent;
-    if (Number.isNaN(this.#segment)) this.#segment = now;
-    return this.spent + now - this.#segment;
-  }
-
-  /** Record a time breach when the call is over either time budget at `now`. */
-  overTime(now: number): boolean {
-    if (this.breach) return true;
-    if (this.ran(now) > this.timeMs) this.breach = { kind: "time", limit: this.timeMs };
-    else if (now - this.started > this.wallMs) {
-      this.breach = { kind: "time", limit: this.wallMs, detail: "waits on the host included" };
-    }
-    return this.breach !== undefined;
-  }
-
-  /** Mark a segment begun (its clock not read yet). */
-  resume(): void {
-    this.#running = true;
-    this.#segment = NaN;
-  }
-
-  /** Mark the segment ended; reads the clock only when the segment had started one. */
-  pause(now: () => number): void {
-    if (!Number.isNaN(this.#segment)) this.spent += now() - this.#segment;
-    this.#running = false;
-    this.#segment = NaN;
-  }
-}
 
 type LuaApi = LuaEngine["global"]["lua"];
 
@@ -178,10 +77,23 @@ export class LuaBudget {
     this.#L = engine.global.address;
     const module = this.#api.module;
     this.#ar = module._malloc(AR_SIZE);
-    this.#alloc = module.addFunction(
-      (_ud: number, ptr: number, osize: number, nsize: number) => this.#allocate(ptr, osize, nsize),
-      "iiiii",
-    );
+    // Called for every allocation and free of the VM: the common cases stay in this closure.
+    const free = module._free;
+    const realloc = module._realloc;
+    this.#alloc = module.addFunction((_ud: number, ptr: number, osize: number, nsize: number) => {
+      if (nsize === 0) {
+        if (ptr) {
+          this.#used -= osize;
+          free(ptr);
+        }
+        return 0;
+      }
+      const delta = ptr ? nsize - osize : nsize;
+      if (delta > 0 && this.#active) return this.#grow(this.#active, ptr, nsize, delta);
+      const out = realloc(ptr, nsize);
+      if (out) this.#used += delta;
+      return out;
+    }, "iiiii");
     this.#hook = module.addFunction((L: number, ar: number) => this.#onHook(L, ar), "vii");
   }
 
@@ -268,6 +180,11 @@ export class LuaBudget {
 
   /** The breach of `call`, with the last line seen when the stop itself had none. */
   breachOf(call: LuaCall): LuaBreach | undefined {
+    if (!call.breach && call.refused) {
+      // Lua raised "not enough memory" without asking again (it does not collect mid-cycle).
+      call.breach = { kind: "memory", limit: this.limits.memoryBytes };
+      if (call.refused.where) call.breach.where = call.refused.where;
+    }
     const breach = call.breach;
     if (breach && !breach.where && call.lastWhere) breach.where = call.lastWhere;
     return breach;
@@ -284,7 +201,7 @@ export class LuaBudget {
   }
 
   #onHook(L: number, ar: number): void {
-    const call = this.#active ?? (this.#ambient ??= this.begin());
+    const call = this.#active ?? this.#ambientCall();
     call.count += HOOK_EVERY;
     if (!call.breach) {
       const now = this.#now();
@@ -300,6 +217,15 @@ export class LuaBudget {
       call.breach!.where = this.#where(L, ar);
     }
     this.#raise(L);
+  }
+
+  /** What Lua runs outside any entry of the host is still limited, as one call from now on. */
+  #ambientCall(): LuaCall {
+    if (!this.#ambient) {
+      this.#ambient = this.begin();
+      this.#ambient.resume();
+    }
+    return this.#ambient;
   }
 
   #raise(L: number): void {
@@ -333,55 +259,59 @@ export class LuaBudget {
     return this.#internal.has(source) ? undefined : `${source}:${line}`;
   }
 
-  #allocate(ptr: number, osize: number, nsize: number): number {
-    const module = this.#api.module;
-    if (nsize === 0) {
-      if (ptr) {
-        this.#used -= osize;
-        module._free(ptr);
+  /**
+   * Growth inside a call. The cap holds inside calls only: outside one, the host itself is
+   * pushing arguments, and a refusal there would be an unprotected error that aborts the module.
+   */
+  #grow(call: LuaCall, ptr: number, nsize: number, delta: number): number {
+    if (call.breach) return 0;
+    if (this.#used + delta > this.limits.memoryBytes) {
+      // Lua answers a refusal with a full collection and the same request again: only that
+      // second refusal is a breach (the first may have been garbage not yet collected).
+      if (call.refused?.size !== nsize) {
+        call.refused = { size: nsize, where: this.#stackWhere(call.thread, 0) };
+        return 0;
       }
-      return 0;
+      call.breach = { kind: "memory", limit: this.limits.memoryBytes };
+      return this.#locate(call);
     }
-    const delta = ptr ? nsize - osize : nsize;
-    const call = this.#active;
-    // The cap holds inside calls only: outside one, the host itself is pushing arguments, and
-    // a refusal there would be an unprotected error that aborts the whole wasm module.
-    if (delta > 0 && call) {
-      if (call.breach) return 0;
-      if (this.#used + delta > this.limits.memoryBytes) {
-        call.breach = { kind: "memory", limit: this.limits.memoryBytes };
-        return this.#refuse(call);
-      }
-      this.#grown += delta;
-      if (this.#grown > SLICE_BYTES) {
-        this.#grown = 0;
-        if (call.overTime(this.#now())) return this.#refuse(call);
-      }
+    call.refused = undefined;
+    this.#grown += delta;
+    if (this.#grown > SLICE_BYTES) {
+      this.#grown = 0;
+      if (call.overTime(this.#now())) return this.#locate(call);
     }
-    const out = module._realloc(ptr, nsize);
-    if (out) this.#used += delta;
-    else if (call && !call.breach) {
+    const out = this.#api.module._realloc(ptr, nsize);
+    if (out) {
+      this.#used += delta;
+    } else if (!call.breach) {
       call.breach = {
         kind: "memory",
         limit: this.limits.memoryBytes,
         detail: "out of wasm memory",
       };
-      this.#refuse(call);
+      this.#locate(call);
     }
     return out;
   }
 
-  /** Locate the breach that makes the allocator refuse on the call's own thread; returns 0. */
-  #refuse(call: LuaCall): 0 {
+  /** Locate the breach of `call` on its own thread; returns 0 (what a refusing allocator returns). */
+  #locate(call: LuaCall): 0 {
     // Reading the stack allocates nothing, so it is safe in the middle of an allocation.
     const where = this.#stackWhere(call.thread, 0);
     if (where && call.breach) call.breach.where = where;
     return 0;
   }
 
+  /** Whether the running call is breached (time is checked now); locates a new breach. */
   #check(): boolean {
     const call = this.#active;
-    return call !== undefined && call.overTime(this.#now());
+    if (!call) return false;
+    const fresh = !call.breach;
+    if (!call.overTime(this.#now())) return false;
+    // Located here: once breached, the script cannot allocate even the text of its line.
+    if (fresh) this.#locate(call);
+    return true;
   }
 
   #note(kind: LuaBudgetKind, detail: string, where: string): void {

@@ -4,7 +4,8 @@
  * them count against its wall cap only.
  */
 import type { LuaThread } from "wasmoon";
-import type { LuaBudget, LuaCall } from "./budget.ts";
+import type { LuaBudget } from "./budget.ts";
+import type { LuaCall } from "./call.ts";
 
 const LUA_YIELD = 1;
 

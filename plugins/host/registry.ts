@@ -28,7 +28,7 @@ import {
   PLUGIN_HOST_KEYS,
   type SettingsDefiner,
 } from "./settings.ts";
-import { CrashPolicy } from "./supervisor.ts";
+import { CrashPolicy, startWithin } from "./supervisor.ts";
 import { createSkillsBuiltin, SkillLibrary } from "./skill.ts";
 import { createPluginManagerBuiltin } from "./builtin_tools.ts";
 import { type LoadedPlugin, loadInstalled } from "./loader.ts";
@@ -224,7 +224,12 @@ export class PluginRegistry {
       }
       entry.plugin = loaded;
       entry.detach = detach;
-      await this.#bounded(entry, (async () => await loaded.plugin.start(sdk))());
+      await startWithin(loaded.plugin, sdk, {
+        ms: this.#options.startTimeoutMs ??
+          this.#options.config.get<number>(PLUGIN_HOST_KEYS.startTimeoutMs),
+        clock: this.#options.clock,
+        setting: PLUGIN_HOST_KEYS.startTimeoutMs,
+      });
       entry.state = "running";
       entry.error = undefined;
       logger.info("Plugin started", { kind: entry.kind, version: entry.version });
@@ -237,36 +242,6 @@ export class PluginRegistry {
       entry.error = errorMessage(error);
       logger.error("Plugin failed to start", { error: entry.error });
       return false;
-    }
-  }
-
-  /**
-   * `starting`, or a PluginError once the start timeout passes: then the plugin is stopped
-   * without waiting (a Lua worker or a child process ends; a built-in's start is abandoned).
-   */
-  async #bounded(entry: Entry, starting: Promise<void>): Promise<void> {
-    const ms = this.#options.startTimeoutMs ??
-      this.#options.config.get<number>(PLUGIN_HOST_KEYS.startTimeoutMs);
-    let timer: TimerHandle | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = this.#options.clock.setTimer(ms, () => {
-        reject(
-          new PluginError(
-            entry.name,
-            `Plugin "${entry.name}" did not start within ${ms} ms (${PLUGIN_HOST_KEYS.startTimeoutMs})`,
-          ),
-        );
-      });
-    });
-    try {
-      await Promise.race([starting, timeout]);
-    } catch (error) {
-      const plugin = entry.plugin?.plugin;
-      starting.catch(() => {}); // a start that settles after its timeout is not reported twice
-      if (plugin) void (async () => await plugin.stop())().catch(() => {});
-      throw error;
-    } finally {
-      timer?.cancel();
     }
   }
 

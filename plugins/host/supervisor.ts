@@ -1,4 +1,14 @@
-/** Crash accounting: restart with backoff 1 s, 2 s, 3 s; give up after the 4th crash in 5 minutes. */
+/**
+ * Crash accounting: restart with backoff 1 s, 2 s, 3 s; give up after the 4th crash in 5 minutes.
+ * And the bound on a plugin's start.
+ */
+import {
+  type Clock,
+  type Plugin,
+  PluginError,
+  type PluginSDK,
+  type TimerHandle,
+} from "../../core/mod.ts";
 
 /** Options of a CrashPolicy. */
 export interface CrashPolicyOptions {
@@ -47,5 +57,45 @@ export class CrashPolicy {
   /** Forget every crash (manual reload or enable). */
   reset(): void {
     this.#times = [];
+  }
+}
+
+/** Options of startWithin. */
+export interface StartWithinOptions {
+  ms: number;
+  clock: Clock;
+  /** The setting that holds `ms`, named in the error. */
+  setting: string;
+}
+
+/**
+ * Start `plugin`, or throw PluginError once `ms` pass: the plugin is then stopped without
+ * waiting (a Lua worker or a child process ends; a built-in's start is abandoned), and a start
+ * that settles later is not reported again.
+ */
+export async function startWithin(
+  plugin: Plugin,
+  sdk: PluginSDK,
+  options: StartWithinOptions,
+): Promise<void> {
+  const starting = (async () => await plugin.start(sdk))();
+  const late = new PluginError(
+    plugin.name,
+    `Plugin "${plugin.name}" did not start within ${options.ms} ms (${options.setting})`,
+  );
+  let timer: TimerHandle | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = options.clock.setTimer(options.ms, () => reject(late));
+  });
+  try {
+    await Promise.race([starting, timeout]);
+  } catch (error) {
+    if (error === late) {
+      starting.catch(() => {});
+      void (async () => await plugin.stop())().catch(() => {});
+    }
+    throw error;
+  } finally {
+    timer?.cancel();
   }
 }

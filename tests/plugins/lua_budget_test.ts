@@ -51,12 +51,10 @@ async function harnessWith(place: Place, body: string, timeMs = 300) {
   await writeLuaPlugin(h.pluginsDir, "runaway", mainLua(place, body), {
     capabilities: ["tools", "stages"],
   });
-  const started = performance.now();
   await h.registry.load();
   return {
     h,
     server,
-    loadMs: performance.now() - started,
     async [Symbol.asyncDispose]() {
       await h[Symbol.asyncDispose]();
       await server[Symbol.asyncDispose]();
@@ -87,7 +85,6 @@ for (const [what, script] of Object.entries(SCRIPTS)) {
         assert.equal(info.state, "failed");
         assert.match(info.error!, /Lua plugin "runaway" stopped in start\(\): /);
         assert.match(info.error!, script.stop);
-        assert.ok(t.loadMs < script.timeMs * 3, `load took ${t.loadMs} ms`);
       } else if (place === "stage") {
         await chatStillAnswered(h);
         assert.match(stageFailure(h), /stopped in stage "pre_action": /);
