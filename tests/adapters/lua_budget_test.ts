@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { bundledAdapters, LuaAdapterRuntime } from "../../adapters/mod.ts";
 import { silentLogger } from "../../core/ports.ts";
-import type { ChatRequest } from "../../core/provider.ts";
+import type { ChatRequest } from "../../core/llm/provider.ts";
 import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
 import { runawayCases } from "../fixtures/lua_runaways.ts";
 import { collect, lastOf, sourceAt, textOf } from "./_support.ts";
