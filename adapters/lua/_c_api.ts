@@ -6,13 +6,13 @@
 
 /** The exports used, as the emscripten module carries them. */
 export interface RawLua {
-  _lua_gettop(L: number): number;
-  _lua_settop(L: number, index: number): void;
-  _lua_rawgeti(L: number, index: number, n: bigint): number;
-  _lua_pushnumber(L: number, n: number): void;
-  _lua_pushboolean(L: number, b: number): void;
-  _lua_pushlstring(L: number, pointer: number, size: number): number;
-  _lua_pcallk(
+  "_lua_gettop"(L: number): number;
+  "_lua_settop"(L: number, index: number): void;
+  "_lua_rawgeti"(L: number, index: number, n: bigint): number;
+  "_lua_pushnumber"(L: number, n: number): void;
+  "_lua_pushboolean"(L: number, b: number): void;
+  "_lua_pushlstring"(L: number, pointer: number, size: number): number;
+  "_lua_pcallk"(
     L: number,
     nargs: number,
     nresults: number,
@@ -20,8 +20,8 @@ export interface RawLua {
     ctx: number,
     k: number,
   ): number;
-  _lua_type(L: number, index: number): number;
-  _lua_tolstring(L: number, index: number, sizeSlot: number): number;
+  "_lua_type"(L: number, index: number): number;
+  "_lua_tolstring"(L: number, index: number, sizeSlot: number): number;
   _malloc(size: number): number;
   _free(pointer: number): void;
   lengthBytesUTF8(text: string): number;
