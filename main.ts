@@ -40,6 +40,7 @@ import {
   systemClock,
 } from "./adapters/mod.ts";
 import {
+  checkStores,
   ensureHome,
   evalMemoryCommand,
   type HomePaths,
@@ -65,11 +66,13 @@ import {
   createAgentcliPlugin,
   createCfgmgrPlugin,
   createCliPlugin,
+  createHealthcheckPlugin,
   createMcpPlugin,
   DaemonIndex,
   daemonIndexDir,
   type DaemonTarget,
   defaultImportMap,
+  formatFindings,
   installService,
   mcpCommand,
   McpHttpSessions,
@@ -78,6 +81,7 @@ import {
   PLUGIN_ACTIONS,
   type PluginAction,
   pluginCommandOnline,
+  type PluginHealth,
   PluginRegistry,
   processLaunchFacts,
   PROGRAM,
@@ -85,10 +89,12 @@ import {
   readManifest,
   registerAgentcliSettings,
   registerCfgmgrSettings,
+  registerHealthcheckSettings,
   registerMcpDefaults,
   registerPluginDefaults,
   removeInstalled,
   reviewManifest,
+  runChecks,
   serviceCommand,
   type ServiceTarget,
   serviceTarget,
@@ -132,6 +138,7 @@ Commands:
                                 retrieval evaluation over a fresh memory (docs/memory.md)
   service install [--user] [--port P] [--host H] | uninstall [--user]
                                 a systemd unit running serve for this home (docs/operations.md)
+  doctor                        offline health checks of the home; exit 1 when one fails
 
 Every command takes --home DIR (default $HOMEAGENT_HOME or ~/.homeagent).`;
 
@@ -195,6 +202,8 @@ async function main(args: string[]): Promise<number> {
       return await evaluate(home, rest, values);
     case "service":
       return await service(home, rest, values);
+    case "doctor":
+      return await doctor(home);
     default:
       throw new UsageError(`Unknown command "${command}"\n\n${usageText()}`);
   }
@@ -226,6 +235,7 @@ function openConfig(paths: HomePaths, logger: Logger) {
   registerCfgmgrSettings(registry);
   registerAgentcliSettings(registry);
   registerLuaAdapterDefaults(registry);
+  registerHealthcheckSettings(registry);
   return { store, registry };
 }
 
@@ -379,6 +389,10 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     "agentcli",
     () => createAgentcliPlugin({ clock: systemClock, workdir: join(paths.root, "agentfs"), env }),
   );
+  plugins.registerFactory(
+    "healthcheck",
+    () => healthcheckPlugin({ agent, plugins, providers, memory, root: paths.root }),
+  );
   await plugins.load();
   const mcpHttp = new McpHttpSessions({ serve: (t) => mcp.serve(t), clock: systemClock });
   // The web app (web/): its SSE hub is closed before the server so open streams end.
@@ -475,6 +489,117 @@ function mcpPlugin(registry: ConfigRegistry, agent: Agent) {
     path: env.PATH,
     agentTools: () => agent.allTools(),
   });
+}
+
+/** The healthcheck built-in over the live daemon (docs/plugins.md). */
+function healthcheckPlugin(parts: {
+  agent: Agent;
+  plugins: PluginRegistry;
+  providers: ProviderManager;
+  memory: Awaited<ReturnType<typeof openMemory>>;
+  root: string;
+}) {
+  const { agent, plugins, providers, memory, root } = parts;
+  return createHealthcheckPlugin({
+    clock: systemClock,
+    probes: {
+      kernel: () => {
+        const s = agent.status();
+        const since = s.scheduler.busySince;
+        return {
+          state: s.state,
+          pending: s.pending,
+          capacity: s.scheduler.capacity,
+          stack: s.scheduler.stack.length,
+          ...(since !== undefined ? { busyMs: systemClock.monotonic() - since } : {}),
+        };
+      },
+      plugins: () => plugins.list(),
+      toolCount: () => agent.allTools().length,
+      // Sizes only: a quick_check of a large graph.db would stall the daemon; doctor runs it.
+      memory: () => {
+        const m = memory.stats();
+        return Promise.resolve([{
+          store: "tiers",
+          status: "ok" as const,
+          detail: `${m.contextEvents} context events, ${m.documents} documents, ` +
+            `${m.graph.entities} entities, ${m.graph.relations} relations`,
+        }]);
+      },
+      llm: () => providers.health(),
+      disk: root,
+    },
+  });
+}
+
+/** `doctor`: the healthcheck's checks over the home's files, read-only, no daemon needed. */
+async function doctor(home: string): Promise<number> {
+  const paths = homePaths(home);
+  if (!await Deno.stat(paths.root).then((s) => s.isDirectory, () => false)) {
+    console.log(`fail  home     no home at ${paths.root} (serve makes one)`);
+    return 1;
+  }
+  const stores = await checkStores(paths.root);
+  const configUsable =
+    stores.some((s) => s.store === "config.db" && s.detail !== "not created yet") &&
+    !stores.some((s) => s.store === "config.db" && s.status === "fail");
+  const opened = configUsable ? openConfig(paths, createJsonLogger({ level: "error" })) : undefined;
+  try {
+    const registry = opened?.registry;
+    const findings = await runChecks({
+      plugins: () => installedPlugins(paths, registry),
+      memory: () => Promise.resolve(stores),
+      llm: () =>
+        (registry?.llmSources() ?? []).map((s) => ({
+          name: s.name,
+          model: s.model,
+          state: "configured",
+        })),
+      disk: paths.root,
+    }, {
+      warnMb: registry?.get<number>("plugin.healthcheck.disk_warn_mb") ?? 2048,
+      failMb: registry?.get<number>("plugin.healthcheck.disk_fail_mb") ?? 256,
+    });
+    const conn = await Deno.connect({ transport: "unix", path: paths.socket }).catch(() => null);
+    conn?.close();
+    const kernel = findings.findIndex((f) => f.check === "kernel");
+    if (conn && kernel >= 0) {
+      findings[kernel] = {
+        check: "kernel",
+        status: "skip",
+        detail: `daemon running: ${cli} status`,
+      };
+    }
+    const count = (status: string) => findings.filter((f) => f.status === status).length;
+    console.log(formatFindings(findings));
+    console.log(`${count("ok")} ok, ${count("warn")} warn, ${count("fail")} fail`);
+    return count("fail") > 0 ? 1 : 0;
+  } finally {
+    opened?.store.close();
+  }
+}
+
+/** Installed plugins as the doctor sees them: a manifest that does not read is a failure. */
+async function installedPlugins(
+  paths: HomePaths,
+  registry?: ConfigRegistry,
+): Promise<PluginHealth[]> {
+  const found: PluginHealth[] = [];
+  try {
+    for await (const entry of Deno.readDir(paths.plugins)) {
+      if (!entry.isDirectory || entry.name.startsWith(".")) continue;
+      try {
+        await readManifest(join(paths.plugins, entry.name));
+        const enabled = registry?.get<boolean>(`core.plugins.${entry.name}.enabled`) ?? true;
+        found.push({ name: entry.name, state: enabled ? "installed" : "disabled" });
+      } catch (error) {
+        found.push({ name: entry.name, state: "failed", error: errorMessage(error) });
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return found.sort((a, b) => a.name < b.name ? -1 : 1);
 }
 
 /**

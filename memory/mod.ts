@@ -32,3 +32,4 @@ export * from "./stores/usage.ts";
 export * from "./cli/portable.ts";
 export * from "./cli/commands.ts";
 export * from "./plugin_services.ts";
+export * from "./cli/health.ts";

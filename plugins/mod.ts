@@ -71,4 +71,10 @@ export {
 } from "./builtin/agentcli/mod.ts";
 export { type McpHttpOptions, McpHttpSessions } from "./builtin/mcp/http.ts";
 export { EXPOSED_TOOLS } from "./builtin/mcp/server.ts";
+export {
+  createHealthcheckPlugin,
+  type HealthcheckOptions,
+  registerHealthcheckSettings,
+} from "./builtin/healthcheck/mod.ts";
+export { formatFindings, type PluginHealth, runChecks } from "./builtin/healthcheck/checks.ts";
 export * from "./host/mod.ts";

@@ -45,6 +45,7 @@ Deno.test("main.ts plugin install echo.hmap installs a plugin whose tool the mod
       "cfgmgr",
       "cli",
       "echo",
+      "healthcheck",
       "mcp",
       "pluginmgr",
       "skills",
