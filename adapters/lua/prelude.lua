@@ -1,7 +1,8 @@
 -- Runs once in every adapter VM, after core's budget.lua and before the adapter script: mounts
--- `json`, wraps the host functions, removes what a script must not reach, and defines the entry
--- points the TypeScript runtime calls (each inside the VM's budget, held by the host). Globals
--- starting with "__" belong to the runtime.
+-- `json`, wraps the host functions, removes what a script must not reach, defines the OpenAI
+-- shape every script starts from (`openai` and the five defaults), and the entry points the
+-- TypeScript runtime calls (each inside the VM's budget, held by the host). Globals starting
+-- with "__" belong to the runtime.
 local json_src, host_log, host_http, raw = __json_src, __host_log, __host_http, __budget_raw
 __json_src, __host_log, __host_http, __budget_raw = nil, nil, nil, nil
 local raw_load, raw_xpcall, charge = load, raw.xpcall, raw.charge
@@ -71,6 +72,47 @@ for _, name in ipairs({ "os", "io", "require", "load", "dofile", "loadfile", "pa
   "coroutine", "loadstring" }) do
   G[name] = nil
 end
+
+-- The OpenAI shape. The unified format is OpenAI's chat-completions JSON, so an adapter for an
+-- OpenAI-compatible API is these defaults plus what differs: a script redefines only those
+-- globals, and may call the defaults to extend them (`openai.headers(config)`, then add a
+-- header). A full script that defines all five itself works as before.
+local codec = json
+openai = {}
+
+function openai.endpoint(config, stream) return "/chat/completions" end
+
+-- Bearer auth when the source has a key (no header without one, as the native client does).
+function openai.headers(config)
+  local key = config.api_key
+  if key == nil or key == "" then return {} end
+  return { authorization = "Bearer " .. key }
+end
+
+function openai.transform_request(body) return body end
+function openai.transform_response(body) return body end
+function openai.transform_stream_chunk(line, state) return line end
+
+-- openai.rewrite(text, marker, edit): `text` as it is unless it holds `marker` (plain text, or
+-- a function(text) that says whether it needs rewriting), so most chunks cost one search; else
+-- edit(doc) on the decoded JSON, which changes doc in place (sent re-encoded) or returns the
+-- text to send instead.
+function openai.rewrite(text, marker, edit)
+  if type(marker) == "function" then
+    if not marker(text) then return text end
+  else
+    charge(#text)
+    if not find(text, marker, 1, true) then return text end
+  end
+  local doc = codec.decode(text)
+  local replaced = edit(doc)
+  if replaced ~= nil then return replaced end
+  return codec.encode(doc)
+end
+
+endpoint, headers = openai.endpoint, openai.headers
+transform_request, transform_response = openai.transform_request, openai.transform_response
+transform_stream_chunk = openai.transform_stream_chunk
 
 local FAILED = "\1error"
 local last_error = nil

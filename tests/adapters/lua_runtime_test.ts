@@ -11,10 +11,11 @@ import { silentLogger } from "../../core/ports.ts";
 import type { ChatRequest } from "../../core/llm/provider.ts";
 import { ProviderManager } from "../../core/llm/manager.ts";
 import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
-import { collect, lastOf, sourceAt } from "./_support.ts";
+import { collect, lastOf, sourceAt, textOf } from "./_support.ts";
+// A full script of the old kind (all five functions its own), as a user's copy may be.
+import openai from "../fixtures/lua/openai_full.lua" with { type: "text" };
 
 const hello: ChatRequest = { messages: [{ role: "user", content: "Hi" }] };
-const openai = bundledAdapters.get("openai")!;
 
 Deno.test("Lua adapter stuck in a loop is cut by its budget and fails as the source's error", async () => {
   await using server = startFakeOpenAI();
@@ -136,6 +137,43 @@ Deno.test("A user-edited adapter in <home>/adapters wins and is reloaded when it
       .set("groq", bundledAdapters.get("groq")! + "\n-- v2\n");
     assert.deepEqual(await installBundledAdapters(dir, upgraded, silentLogger), ["groq"]);
     assert.equal(await Deno.readTextFile(path), edited);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("A user's adapter states only what differs from the prelude's OpenAI shape", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await using server = startFakeOpenAI({ fallback: reply.text("quiet words") });
+    await Deno.writeTextFile(
+      join(dir, "loud.lua"),
+      `name = "loud"
+function headers(config)
+  local h = openai.headers(config)
+  h["x-loud"] = "1"
+  return h
+end
+function transform_stream_chunk(line, state)
+  return openai.rewrite(line, '"content"', function(chunk)
+    local delta = chunk.choices[1].delta
+    if type(delta.content) == "string" then delta.content = string.upper(delta.content) end
+  end)
+end`,
+    );
+    const runtime = new LuaAdapterRuntime({ logger: silentLogger, dir });
+    const build = runtime.builder("loud");
+    const events = await collect(build(sourceAt(server.url, { apiKey: "k" }), {}).stream(hello));
+    assert.equal(lastOf(events).type, "done");
+    assert.equal(textOf(events), "QUIET WORDS");
+    assert.equal(server.requests[0]!.path, "/v1/chat/completions");
+    assert.equal(server.requests[0]!.headers.authorization, "Bearer k");
+    assert.equal(server.requests[0]!.headers["x-loud"], "1");
+    assert.equal(server.requests[0]!.body.model, "gpt-4o", "transform_request passes it through");
+    // Without a key the default sends no Authorization header, as the native client does.
+    assert.equal((await build(sourceAt(server.url), {}).chat(hello)).text, "quiet words");
+    assert.equal(server.requests[1]!.headers.authorization, undefined);
+    assert.equal(server.requests[1]!.headers["x-loud"], "1");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -2,40 +2,27 @@
 -- deepseek-reasoner and cache hits reported as `prompt_cache_hit_tokens`.
 name = "deepseek"
 
-function endpoint(config, stream)
-  return "/chat/completions"
-end
-
-function headers(config)
-  return { authorization = "Bearer " .. (config.api_key or "") }
-end
-
 -- DeepSeek refuses `reasoning_content` in input messages; the kernel never sends it, but a
 -- user-edited request path might.
-function transform_request(body)
-  if not string.find(body, '"reasoning_content"', 1, true) then return body end
-  local request = json.decode(body)
+local function drop_reasoning(request)
   for _, message in ipairs(request.messages) do message.reasoning_content = nil end
-  return json.encode(request)
+end
+
+function transform_request(body)
+  return openai.rewrite(body, '"reasoning_content"', drop_reasoning)
 end
 
 local function map_usage(doc)
   local usage = doc.usage
-  if type(usage) ~= "table" or usage.prompt_cache_hit_tokens == nil then return false end
+  if type(usage) ~= "table" or usage.prompt_cache_hit_tokens == nil then return end
   usage.prompt_tokens_details = { cached_tokens = usage.prompt_cache_hit_tokens }
-  return true
 end
 
+-- Only a body or chunk with usage needs rewriting; everything else is already unified.
 function transform_response(body)
-  local doc = json.decode(body)
-  if map_usage(doc) then return json.encode(doc) end
-  return body
+  return openai.rewrite(body, '"prompt_cache_hit_tokens"', map_usage)
 end
 
 function transform_stream_chunk(line, state)
-  -- Only the usage chunk needs rewriting; everything else is already unified.
-  if not string.find(line, '"prompt_cache_hit_tokens"', 1, true) then return line end
-  local chunk = json.decode(line)
-  map_usage(chunk)
-  return json.encode(chunk)
+  return openai.rewrite(line, '"prompt_cache_hit_tokens"', map_usage)
 end

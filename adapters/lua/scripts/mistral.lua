@@ -3,14 +3,6 @@
 -- reasoning sent as typed content parts ({type = "thinking"} / {type = "text"}).
 name = "mistral"
 
-function endpoint(config, stream)
-  return "/chat/completions"
-end
-
-function headers(config)
-  return { authorization = "Bearer " .. (config.api_key or "") }
-end
-
 -- Ids from other providers ("call_abc…", "toolu_…") become nine alphanumerics, the same
 -- way on both sides of a call/result pair.
 local function nine(id)
@@ -63,28 +55,29 @@ end
 local FAILED = json.encode({ error = { message = 'Mistral ended the answer with finish_reason "error"' } })
 local UNUSUAL_FINISH = '"finish_reason"%s*:%s*"[me]'
 
--- Unify each choice's message or delta; the error text when a choice failed.
+-- Unify each choice's message or delta in place; the error text when a choice failed.
 local function unify_choices(doc, field)
   for _, choice in ipairs(doc.choices or {}) do
     if choice.finish_reason == "error" then return FAILED end
     if choice.finish_reason == "model_length" then choice.finish_reason = "length" end
     unify(choice[field])
   end
-  return json.encode(doc)
+end
+
+-- Only a body with thinking parts, a chunk whose content is a list of parts, or one that ends
+-- unusually needs rewriting; JSON may space it out.
+local function response_needs(body)
+  return string.find(body, '"thinking"', 1, true) or string.find(body, UNUSUAL_FINISH)
+end
+
+local function chunk_needs(line)
+  return string.find(line, '"content"%s*:%s*%[') or string.find(line, UNUSUAL_FINISH)
 end
 
 function transform_response(body)
-  if not string.find(body, '"thinking"', 1, true) and not string.find(body, UNUSUAL_FINISH) then
-    return body
-  end
-  return unify_choices(json.decode(body), "message")
+  return openai.rewrite(body, response_needs, function(doc) return unify_choices(doc, "message") end)
 end
 
--- Only a chunk whose content is a list of parts, or that ends unusually, needs rewriting;
--- JSON may space it out.
 function transform_stream_chunk(line, state)
-  if not string.find(line, '"content"%s*:%s*%[') and not string.find(line, UNUSUAL_FINISH) then
-    return line
-  end
-  return unify_choices(json.decode(line), "delta")
+  return openai.rewrite(line, chunk_needs, function(doc) return unify_choices(doc, "delta") end)
 end

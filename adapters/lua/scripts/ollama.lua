@@ -1,6 +1,7 @@
 -- Ollama (/api/chat, http://127.0.0.1:11434): NDJSON streaming, tool-call arguments as
 -- objects, reasoning as `thinking`. The native TypeScript client is the default for
--- adapter "ollama"; this script serves `lua:ollama` and is a starting point for forks.
+-- adapter "ollama"; this script serves `lua:ollama` and is a starting point for forks. Headers
+-- are the prelude's: Bearer auth when the source has a key (a proxy in front of Ollama).
 name = "ollama"
 stream_format = "ndjson"
 
@@ -9,11 +10,6 @@ think = nil
 
 function endpoint(config, stream)
   return "/api/chat"
-end
-
-function headers(config)
-  if config.api_key == nil or config.api_key == "" then return {} end
-  return { authorization = "Bearer " .. config.api_key }
 end
 
 function transform_request(body)
