@@ -1,6 +1,7 @@
 /** The kernel event bus and the events it carries. */
 import type { ToolCall, Usage } from "./llm/provider.ts";
 import type { Logger } from "./ports.ts";
+import type { OwnerAnswer, OwnerQuestion } from "./kernel/questions.ts";
 import { errorMessage } from "./errors.ts";
 
 /** Pipeline phases, published as `stage` events while a turn runs. */
@@ -56,6 +57,10 @@ export type KernelEvent =
   | { type: "stage_breaker"; plugin: string; stage: StageName; state: "closed" }
   /** A kernel fault the owner must hear of; its text is injected at L4 from source "kernel". */
   | { type: "kernel_notice"; kind: KernelNoticeKind; subject: string; text: string }
+  /** A plugin asks the owner (approve / deny in the web page or the CLI). */
+  | { type: "owner_question"; question: OwnerQuestion }
+  /** Question `id` ended. */
+  | { type: "owner_answered"; id: string; answer: OwnerAnswer; by?: string }
   | { type: "custom"; name: string; source: string; data: unknown };
 
 /** What a kernel notice is about (ARCHITECTURE.md: L4 is kernel-exclusive). */

@@ -19,6 +19,8 @@ export * from "./kernel/event_loop.ts";
 export * from "./kernel/turn.ts";
 export * from "./kernel/agent.ts";
 export * from "./sdk.ts";
+export * from "./kernel/questions.ts";
+export * from "./kernel/routes.ts";
 export * from "./config/types.ts";
 export * from "./config/registry.ts";
 export * from "./config/core_defaults.ts";

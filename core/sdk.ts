@@ -12,6 +12,9 @@ import type { Logger } from "./ports.ts";
 import type { StageHandler, StageScope } from "./kernel/stages.ts";
 import type { ToolDef } from "./kernel/tools.ts";
 import { errorMessage, PluginError } from "./errors.ts";
+import type { z } from "zod";
+import type { OwnerAnswer, OwnerQuestion, OwnerQuestionRequest } from "./kernel/questions.ts";
+import type { PluginRoute } from "./kernel/routes.ts";
 
 /** A plugin: started with its SDK, stopped on shutdown or reload. */
 export interface Plugin {
@@ -20,16 +23,38 @@ export interface Plugin {
   stop(): Promise<void> | void;
 }
 
+/** A setting a plugin declares: `key` is relative (`policy` → `plugin.<name>.policy`). */
+export interface PluginSettingDefinition<T = unknown> {
+  key: string;
+  schema: z.ZodType<T>;
+  default: T;
+  description: string;
+  secret?: boolean;
+}
+
 /** A plugin's view of its own settings, `plugin.<name>.*`. */
 export interface PluginSettings {
   get<T = unknown>(key: string): T;
   set(key: string, value: unknown): void;
+  /**
+   * Declare a setting in the ConfigRegistry; a key defined already (a restart, or the command
+   * line's offline definitions) is left as it is. Throws TypeError for a bad definition.
+   */
+  define<T>(definition: PluginSettingDefinition<T>): void;
 }
 
 /** The config operations the SDK maps plugin settings onto. */
 export interface SdkConfig {
   get<T = unknown>(key: string): T;
   set(key: string, value: unknown): void;
+  define?<T>(definition: {
+    key: string;
+    schema: z.ZodType<T>;
+    default: T;
+    description: string;
+    secret?: boolean;
+  }): void;
+  isDefined?(key: string): boolean;
 }
 
 /** What a plugin can do. Registrations are detached automatically when the plugin stops. */
@@ -64,6 +89,24 @@ export interface PluginSDK {
   stop(): StopResult;
   status(): KernelStatus;
   readonly settings: PluginSettings;
+  /**
+   * Ask the owner a yes/no question and wait (docs/PLUGIN_GUIDE.md "Asking the owner"). Never
+   * rejects: resolves "approved", "denied", "timeout", or "cancelled" when `signal` aborts.
+   */
+  askOwner(
+    request: OwnerQuestionRequest,
+    options?: { signal?: AbortSignal },
+  ): Promise<OwnerAnswer>;
+  /** Offer a JSON route at `/api/v1/plugins/<plugin>/<path>` (docs/PLUGIN_GUIDE.md). */
+  registerRoute(route: PluginRoute): void;
+  /**
+   * The owner's side of the questions, for a channel the owner sits at (the CLI). Refused on
+   * the restricted surface: a plugin never answers a question for the owner.
+   */
+  readonly questions: {
+    pending(): OwnerQuestion[];
+    answer(id: string, approve: boolean): boolean;
+  };
 }
 
 /** Options of createPluginSdk. */
@@ -120,10 +163,29 @@ export function createPluginSdk(
     settings: {
       get: (key) => config.get(scoped(key)),
       set: (key, value) => config.set(scoped(key), value),
+      define: (definition) => {
+        if (!config.define) throw new TypeError("This kernel cannot define plugin settings");
+        const key = scoped(definition.key);
+        if (config.isDefined?.(key)) return;
+        config.define({ ...definition, key });
+      },
+    },
+    askOwner: (request, opts) => agent.questions.ask(plugin, request, opts),
+    registerRoute: (route) => agent.routes.register(plugin, route),
+    questions: {
+      pending: () => agent.questions.pending(),
+      answer: (id, approve) => {
+        if (restricted) {
+          throw new PluginError(plugin, `Plugin "${plugin}" may not answer the owner's questions`);
+        }
+        return agent.questions.answer(id, approve, plugin);
+      },
     },
   };
   const detach = () => {
     for (const off of unsubscribes.splice(0)) off();
+    agent.routes.unregisterPlugin(plugin);
+    agent.questions.cancelPlugin(plugin);
     agent.tools.unregisterPlugin(plugin);
     agent.stages.unregisterPlugin(plugin);
     agent.outputs.unregisterPlugin(plugin);

@@ -14,6 +14,7 @@ import type { WebDeps } from "./ports.ts";
 import { apiError, errorResponse, HttpError, parseBody } from "./_http.ts";
 import { mountDashboard, UPLOAD_PATH } from "./_dashboard.ts";
 import { mountOpenAI, openAIError } from "./openai.ts";
+import { mountPluginRoutes } from "./_plugin_routes.ts";
 // Embedded as text so one compiled binary carries the page (rebuild with `deno task build:web`).
 import INDEX_HTML from "./ui/index.html" with { type: "text" };
 import APP_JS from "./ui/dist/app.js" with { type: "text" };
@@ -124,6 +125,7 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
     });
   });
 
+  mountPluginRoutes(app, deps);
   mountDashboard(app, deps);
   mountOpenAI(app, deps);
 

@@ -11,6 +11,8 @@ import type {
   GraphRelation,
   KernelEvent,
   Logger,
+  OwnerQuestion,
+  PluginRoute,
   RelationPatch,
   Reply,
   ResidentSummary,
@@ -123,6 +125,8 @@ export interface PluginView {
   error?: string;
   tools?: string[];
   channels?: string[];
+  /** The plugin's settings, secrets masked. */
+  settings?: { key: string; value: unknown }[];
 }
 
 /** The plugin registry. Each call may throw PluginError (shown as 400) or HomeAgentError. */
@@ -185,6 +189,22 @@ export interface McpPort {
   handle(request: Request): Promise<Response>;
 }
 
+/** Questions plugins put to the owner (the kernel's OwnerQuestions). */
+export interface QuestionsPort {
+  pending(): OwnerQuestion[];
+  /** False when no such question waits. */
+  answer(id: string, approve: boolean, by: string): boolean;
+}
+
+/** The routes plugins offer (the kernel's RouteRegistry). */
+export interface PluginRoutesPort {
+  match(
+    plugin: string,
+    method: string,
+    path: string,
+  ): { route: PluginRoute; params: Record<string, string> } | undefined;
+}
+
 /** Everything createApp takes. */
 export interface WebDeps {
   /** The access token (core.web.token). */
@@ -204,6 +224,8 @@ export interface WebDeps {
   mcp?: McpPort;
   /** The server listens on loopback only: /mcp refuses a Host that is not a loopback name. */
   localOnly?: boolean;
+  questions?: QuestionsPort;
+  pluginRoutes?: PluginRoutesPort;
   /** SSE tuning (tests and benchmarks). */
   sse?: { ringSize?: number; clientBuffer?: number; heartbeatMs?: number };
   /** Name reported by GET /v1/models; default "homeagent". */

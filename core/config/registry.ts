@@ -112,6 +112,11 @@ export class ConfigRegistry {
     this.#lookups.clear();
   }
 
+  /** Whether `key` (a full key or a pattern) has a definition. */
+  isDefined(key: string): boolean {
+    return this.#exact.has(key) || this.#patterns.some((d) => d.key === key);
+  }
+
   /** The value in effect: environment overlay, else a valid stored value, else the default. */
   get<T>(key: string): T {
     return this.#resolve(key, this.#definition(key)).value as T;

@@ -17,6 +17,8 @@ import { estimateTokens, type TokenCounter } from "../prompt/budget.ts";
 import type { MemorySection } from "../prompt/system_prompt.ts";
 import { errorMessage } from "../errors.ts";
 import { durableReply } from "../prompt/_context_persistence.ts";
+import { OwnerQuestions } from "./questions.ts";
+import { RouteRegistry } from "./routes.ts";
 
 /** The part of the ConfigRegistry the kernel reads. */
 export interface KernelConfig {
@@ -89,6 +91,10 @@ export class Agent {
   readonly tools = new ToolRegistry();
   readonly outputs: OutputRegistry;
   readonly context: ContextWindow;
+  /** Questions plugins put to the owner (cmd's "run this?"). */
+  readonly questions: OwnerQuestions;
+  /** HTTP routes plugins offer to the web page. */
+  readonly routes = new RouteRegistry();
   readonly #options: AgentOptions;
   readonly #loop: EventLoop;
   readonly #replyTo = new Map<string, (reply: Reply) => void>();
@@ -107,6 +113,11 @@ export class Agent {
     });
     this.context = options.context ?? new RecentContext();
     this.outputs = options.outputs ?? new OutputRegistry();
+    this.questions = new OwnerQuestions({
+      clock: options.clock,
+      events: this.events,
+      logger: options.logger,
+    });
     this.#loop = new EventLoop({
       clock: options.clock,
       logger: options.logger,

@@ -75,6 +75,11 @@ export interface TurnDeps {
 
 /** `Input.meta` flag: answer and reply, but keep the input and reply out of the context window. */
 export const EPHEMERAL_META = "ephemeral";
+/**
+ * `Input.meta` flag (the reference's NoMemory): the input and its reply stay in the window as
+ * they are, but are never vectorised, archived to documents or distilled (a timer firing).
+ */
+export const NO_MEMORY_META = "noMemory";
 /** `Input.meta` flag: answer without offering the model any tool. */
 export const NO_TOOLS_META = "noTools";
 
@@ -109,6 +114,7 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
     // OpenAI-compatible request not asked to be remembered) is answered but not recorded:
     // neither stays in the owner's window.
     const record = !input.consolidation && input.meta[EPHEMERAL_META] !== true;
+    const noMemory = input.meta[NO_MEMORY_META] === true ? { noMemory: true } : {};
     if (record) {
       deps.context.append({
         id: eventId,
@@ -118,6 +124,7 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
         input: input.text,
         turnIds: [input.id],
         timestamp: input.receivedAt,
+        ...noMemory,
       });
       await pruneContext(input, signal, deps);
     }
@@ -149,6 +156,7 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
         tools: toolOutputs.length > 0 ? toolOutputs : undefined,
         turnIds: [input.id],
         timestamp: deps.clock.now(),
+        ...noMemory,
       });
     }
     const before = stage("before_output", { output: text });

@@ -20,6 +20,8 @@ export interface ContextEvent {
   /** Ids of the turns (inputs) this event came from; documents keep them to map back. */
   turnIds?: string[];
   timestamp: number;
+  /** Kept verbatim for the prompt, never scored, archived or distilled (NO_MEMORY_META). */
+  noMemory?: boolean;
   /** The event's vector and the space it lives in, once computed. */
   vector?: StoredVector;
 }

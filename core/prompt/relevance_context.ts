@@ -185,7 +185,9 @@ export class RelevanceContext implements ContextWindow {
     const total = this.#events.length;
     if (total <= topK) return { kept: total, archived: 0, dropped: 0 };
     const keepRecent = Math.min(this.#options.keepRecent ?? 10, total);
-    const candidates = this.#events.slice(0, total - keepRecent);
+    const older = this.#events.slice(0, total - keepRecent);
+    // NoMemory events are never scored: outside the recent ones they are the first to go.
+    const candidates = older.filter((e) => !e.noMemory);
     const slots = Math.max(topK - keepRecent, 0);
 
     let keep = new Set<ContextEvent>();
@@ -199,9 +201,9 @@ export class RelevanceContext implements ContextWindow {
       keep = new Set(ranked.slice(0, slots).map((r) => r.event));
     }
     // An archive begun earlier and not finished (it failed) is finished now, whatever the scores.
-    const evicted = candidates.filter((e) => !keep.has(e) || this.#archiving.has(e.id));
+    const evicted = older.filter((e) => !keep.has(e) || this.#archiving.has(e.id));
     const unarchived = new Set(this.#options.unarchivedSources ?? ["agentcli", "terminal"]);
-    const toArchive = evicted.filter((e) => !unarchived.has(e.source));
+    const toArchive = evicted.filter((e) => !unarchived.has(e.source) && !e.noMemory);
     if (toArchive.length > 0) await this.#archive(toArchive);
     this.#remove(evicted);
     const result = {

@@ -28,6 +28,7 @@ const EventJson = z.object({
   tools: z.array(z.object({ name: z.string(), output: z.string() })).optional(),
   turnIds: z.array(z.string()).optional(),
   timestamp: z.number(),
+  noMemory: z.boolean().optional(),
   vector: VectorJson.optional(),
 });
 

@@ -51,10 +51,18 @@ export interface PluginInfo {
   sha256?: string;
   tools: string[];
   channels: string[];
+  /** The plugin's settings (`plugin.<name>.*`), secrets masked. */
+  settings: { key: string; value: unknown }[];
 }
 
 /** A factory of a built-in plugin. */
 export type PluginFactory = () => Plugin;
+
+/** Options of a built-in factory. */
+export interface FactoryOptions {
+  /** The owner may disable it (`core.plugins.<name>.enabled`); the kernel's own ones may not. */
+  optional?: boolean;
+}
 
 /** Options of a PluginRegistry. */
 export interface PluginRegistryOptions {
@@ -106,6 +114,7 @@ export class PluginRegistry {
   #options: PluginRegistryOptions;
   #entries = new Map<string, Entry>();
   #factories = new Map<string, PluginFactory>();
+  #optional = new Set<string>();
   #settings: SettingsDefiner;
   #closed = false;
 
@@ -117,9 +126,10 @@ export class PluginRegistry {
   }
 
   /** Add a built-in factory; its plugin starts at load(). */
-  registerFactory(name: string, factory: PluginFactory): void {
+  registerFactory(name: string, factory: PluginFactory, options: FactoryOptions = {}): void {
     if (this.#factories.has(name)) throw new TypeError(`Plugin factory "${name}" already exists`);
     this.#factories.set(name, factory);
+    if (options.optional) this.#optional.add(name);
   }
 
   /** Start every built-in, then every installed plugin that is enabled. Never throws for one plugin. */
@@ -127,7 +137,8 @@ export class PluginRegistry {
     for (const [name, factory] of this.#factories) {
       if (this.#entries.has(name)) continue;
       const entry = this.#entry(name, "builtin", () => Promise.resolve({ plugin: factory() }));
-      await this.#start(entry);
+      if (this.#optional.has(name) && !this.#enabled(name)) entry.state = "disabled";
+      else await this.#start(entry);
     }
     await recoverInstalls(this.#options.pluginsDir, this.#options.logger);
     const names: string[] = [];
@@ -338,6 +349,8 @@ export class PluginRegistry {
       sha256: entry.sha256,
       tools: agent.tools.list().filter((t) => t.plugin === entry.name).map((t) => t.name),
       channels: agent.outputs.list().filter((c) => c.plugin === entry.name).map((c) => c.name),
+      settings: (this.#options.config.list?.(`plugin.${entry.name}.`) ?? [])
+        .map((e) => ({ key: e.key, value: e.value })),
     };
   }
 
@@ -385,7 +398,7 @@ export class PluginRegistry {
 
   #external(name: string, verb: string): Entry {
     const entry = this.#get(name);
-    if (entry.kind === "builtin") {
+    if (entry.kind === "builtin" && !(verb.endsWith("abled") && this.#optional.has(name))) {
       throw new PluginError(name, `Built-in plugin "${name}" cannot be ${verb}`);
     }
     return entry;

@@ -5,6 +5,9 @@ import type { ConfigDefinition } from "../../core/mod.ts";
 /** The part of the ConfigRegistry the plugin host uses. */
 export interface HostConfig {
   define<T>(definition: ConfigDefinition<T>): void;
+  isDefined?(key: string): boolean;
+  /** Every setting under `prefix` (secrets masked), for `plugin list`. */
+  list?(prefix: string): { key: string; value: unknown }[];
   get<T = unknown>(key: string): T;
   set(key: string, value: unknown): void;
 }

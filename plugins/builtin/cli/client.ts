@@ -120,10 +120,19 @@ export async function chatOnce(
   client: CliClient,
   text: string,
   out: ChatPrinter,
+  ask?: (question: Extract<ServerFrame, { type: "question" }>) => boolean | undefined,
 ): Promise<Extract<ServerFrame, { type: "reply" }>> {
   await client.send({ type: "chat", text });
   let streamed = false;
   const reply = await client.expect("reply", (frame) => {
+    if (frame.type === "question") {
+      out.write(`\n[${frame.plugin} asks] ${frame.title}\n${frame.detail}\n`);
+      const approve = ask?.(frame);
+      if (approve === undefined) out.write("Answer it in the web page or in `homeagent chat`.\n");
+      else void client.send({ type: "answer", id: frame.id, approve }).catch(() => {});
+      return;
+    }
+    if (frame.type === "answered") return;
     if (frame.type === "delta") {
       if (frame.reset && streamed) out.write("\n[source changed; reply restarted]\n");
       if (frame.text !== "") {

@@ -30,7 +30,11 @@ async function withClient<T>(
 export function chatCommand(target: DaemonTarget, text: string): Promise<number> {
   return withClient(target, async (client) => {
     if (text.trim() === "") return await runRepl(client, processIo());
-    const reply = await chatOnce(client, text, processIo());
+    // A question during a one-shot chat is answered at the terminal, if there is one.
+    const ask = Deno.stdin.isTerminal()
+      ? () => /^y(es)?$/i.test((prompt("Approve? [y/N]") ?? "").trim())
+      : undefined;
+    const reply = await chatOnce(client, text, processIo(), ask);
     return reply.status === "error" || reply.status === "refused" ? 1 : 0;
   });
 }

@@ -22,6 +22,8 @@ export const ClientFrame = z.discriminatedUnion("type", [
   z.object({ type: z.literal("chat"), text: z.string().min(1).max(1_000_000) }),
   z.object({ type: z.literal("stop") }),
   z.object({ type: z.literal("status") }),
+  /** The owner's answer to a question a plugin asked (cmd's "run this?"). */
+  z.object({ type: z.literal("answer"), id: z.string().max(100), approve: z.boolean() }),
   /** Plugin management; `path` (install) is an absolute path the daemon reads. */
   z.object({
     type: z.literal("plugin"),
@@ -55,6 +57,10 @@ export type ServerFrame =
   /** Answer to a `memory` frame: what the import wrote and skipped. */
   | { type: "memory"; action: string; result: unknown }
   | { type: "message"; text: string }
+  /** A plugin asks the owner; answer with an `answer` frame. */
+  | { type: "question"; id: string; plugin: string; title: string; detail: string }
+  /** Question `id` ended (answered here, in the web page, timed out or cancelled). */
+  | { type: "answered"; id: string; answer: string }
   | { type: "error"; message: string };
 
 /** Longest accepted line, in bytes; longer frames are refused. */

@@ -36,8 +36,8 @@ export function processIo(): ReplIo {
   };
 }
 
-const HELP =
-  "Type a message and press Enter. /stop (or Ctrl-C) stops the current reply; /exit or Ctrl-D leaves.";
+const HELP = "Type a message and press Enter. /stop (or Ctrl-C) stops the current reply; " +
+  "/yes or /no answers a question; /exit or Ctrl-D leaves.";
 
 /** Run the REPL until stdin ends or the person leaves; returns the exit code. */
 export async function runRepl(client: CliClient, io: ReplIo): Promise<number> {
@@ -50,6 +50,8 @@ class Session {
   #screen: ReplScreen;
   #busy = 0;
   #idle = Promise.withResolvers<void>();
+  /** Questions plugins asked that wait for an answer, oldest first. */
+  #questions: string[] = [];
   /** Resolves when the daemon closes the connection (or the client is closed). */
   readonly frames: Promise<void>;
 
@@ -59,6 +61,10 @@ class Session {
     const renderer = new FrameRenderer(screen);
     this.frames = (async () => {
       for (let frame = await client.next(); frame; frame = await client.next()) {
+        if (frame.type === "question") this.#questions.push(frame.id);
+        if (frame.type === "answered") {
+          this.#questions = this.#questions.filter((id) => id !== frame.id);
+        }
         if (renderer.render(frame) === "reply") this.#busy = Math.max(0, this.#busy - 1);
         if (this.#busy === 0) {
           this.#idle.resolve();
@@ -83,7 +89,11 @@ class Session {
     if (line === "/exit" || line === "/quit") return "exit";
     if (line === "/help") this.#screen.line(HELP);
     else if (line === "/stop") await this.#client.send({ type: "stop" });
-    else if (line !== "") {
+    else if (isAnswer(line, this.#questions.length > 0)) {
+      const id = this.#questions[0];
+      if (id === undefined) this.#screen.line("No question is waiting.", true);
+      else await this.#client.send({ type: "answer", id, approve: /^\/?y(es)?$/i.test(line) });
+    } else if (line !== "") {
       if (this.#busy++ === 0) this.#idle = Promise.withResolvers<void>();
       await this.#client.send({ type: "chat", text: line });
     }
@@ -173,4 +183,9 @@ function insertsText(text: unknown, key: KeyInfo | undefined): boolean {
   if (key?.ctrl || key?.meta) return false;
   return typeof text === "string" && text !== "" &&
     [...text].every((c) => c.codePointAt(0)! >= 0x20 && c !== "\x7f");
+}
+
+/** `/yes` and `/no` always; plain y, yes, n, no while a question waits. */
+function isAnswer(line: string, waiting: boolean): boolean {
+  return /^\/(yes|no)$/i.test(line) || (waiting && /^(y|yes|n|no)$/i.test(line));
 }

@@ -147,6 +147,14 @@ export class FrameRenderer {
       case "error":
         screen.line(frame.message, true);
         return "other";
+      case "question":
+        screen.line(`[${frame.plugin} asks] ${frame.title}`);
+        if (frame.detail) screen.line(frame.detail);
+        screen.line("Answer /yes or /no.");
+        return "other";
+      case "answered":
+        screen.line(`[${frame.answer}]`, true);
+        return "other";
       default:
         return "other";
     }

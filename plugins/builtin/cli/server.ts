@@ -139,6 +139,21 @@ export function createCliPlugin(options: CliPluginOptions): Plugin {
           for (const c of connections) c.send({ type: "message", text: message.payload });
         },
       );
+      // Questions for the owner reach every terminal; the first answer wins.
+      sdk.subscribe("owner_question", ({ question: q }) => {
+        for (const c of connections) {
+          c.send({
+            type: "question",
+            id: q.id,
+            plugin: q.plugin,
+            title: q.title,
+            detail: q.detail,
+          });
+        }
+      });
+      sdk.subscribe("owner_answered", (e) => {
+        for (const c of connections) c.send({ type: "answered", id: e.id, answer: e.answer });
+      });
       const l = listener;
       accepting = (async () => {
         try {
@@ -200,6 +215,11 @@ function handleFrame(
       return;
     case "stop":
       client.send({ type: "stopped", ...sdk.stop() });
+      return;
+    case "answer":
+      if (!sdk.questions.answer(frame.id, frame.approve)) {
+        client.send({ type: "error", message: `No question "${frame.id}" is waiting` });
+      }
       return;
     case "plugin":
       void pluginFrame(frame, client, options.plugins);
