@@ -58,6 +58,11 @@ import {
   SqliteUsageStore,
 } from "./memory/mod.ts";
 import {
+  changeLimits,
+  type ChangesAction,
+  changesCommand,
+  ChangeStore,
+  ChangeTracker,
   chatCommand,
   type CliPluginControl,
   commandName,
@@ -65,9 +70,14 @@ import {
   confirmInstall,
   createAgentcliPlugin,
   createCfgmgrPlugin,
+  createChangesPlugin,
   createCliPlugin,
+  createCmdPlugin,
+  createFilesPlugin,
   createHealthcheckPlugin,
   createMcpPlugin,
+  createSandbox,
+  createTimerPlugin,
   DaemonIndex,
   daemonIndexDir,
   type DaemonTarget,
@@ -88,6 +98,7 @@ import {
   readHmap,
   readManifest,
   registerAgentcliSettings,
+  registerBuiltinSettings,
   registerCfgmgrSettings,
   registerHealthcheckSettings,
   registerMcpDefaults,
@@ -139,6 +150,7 @@ Commands:
   service install [--user] [--port P] [--host H] | uninstall [--user]
                                 a systemd unit running serve for this home (docs/operations.md)
   doctor                        offline health checks of the home; exit 1 when one fails
+  changes list | show ID | rollback ID   the agent's file changes, one changeset per turn
 
 Every command takes --home DIR (default $HOMEAGENT_HOME or ~/.homeagent).`;
 
@@ -204,6 +216,8 @@ async function main(args: string[]): Promise<number> {
       return await service(home, rest, values);
     case "doctor":
       return await doctor(home);
+    case "changes":
+      return await changes(home, rest);
     default:
       throw new UsageError(`Unknown command "${command}"\n\n${usageText()}`);
   }
@@ -236,6 +250,7 @@ function openConfig(paths: HomePaths, logger: Logger) {
   registerAgentcliSettings(registry);
   registerLuaAdapterDefaults(registry);
   registerHealthcheckSettings(registry);
+  registerBuiltinSettings(registry);
   return { store, registry };
 }
 
@@ -393,6 +408,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     "healthcheck",
     () => healthcheckPlugin({ agent, plugins, providers, memory, root: paths.root }),
   );
+  registerWorkPlugins(plugins, paths, registry, logger);
   await plugins.load();
   const mcpHttp = new McpHttpSessions({ serve: (t) => mcp.serve(t), clock: systemClock });
   // The web app (web/): its SSE hub is closed before the server so open streams end.
@@ -427,6 +443,8 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     agents: { list: () => residents.list() },
     mcp: mcpHttp,
     localOnly: isLoopbackHost(host),
+    questions: agent.questions,
+    pluginRoutes: agent.routes,
   }, { hub });
   const server = Deno.serve(
     { hostname: host, port, onListen: () => {} },
@@ -637,6 +655,64 @@ function kernelNotices() {
       for (const [kind, subject, text] of early.splice(0)) agent.kernelNotice(kind, subject, text);
     },
   };
+}
+
+/** The change tracker of a home, over the files sandbox (`<home>/agentfs` and plugin.files.roots). */
+function openTracker(paths: HomePaths, registry: ConfigRegistry, logger: Logger) {
+  const sandbox = createSandbox(paths.agentfs, () => registry.get<string[]>("plugin.files.roots"));
+  const tracker = new ChangeTracker({
+    store: new ChangeStore({ dir: paths.changesets, logger }),
+    clock: systemClock,
+    logger: logger.child({ component: "changes" }),
+    limits: () => changeLimits((key) => registry.get(`plugin.changes.${key}`)),
+    sandbox,
+  });
+  return { sandbox, tracker };
+}
+
+/** The built-ins that work for the owner: files, cmd, timer and the change tracker. */
+function registerWorkPlugins(
+  plugins: PluginRegistry,
+  paths: HomePaths,
+  registry: ConfigRegistry,
+  logger: Logger,
+): void {
+  const { sandbox, tracker } = openTracker(paths, registry, logger);
+  const optional = { optional: true };
+  plugins.registerFactory(
+    "files",
+    () => createFilesPlugin({ sandbox, recorder: tracker }),
+    optional,
+  );
+  plugins.registerFactory(
+    "cmd",
+    () => createCmdPlugin({ sandbox, clock: systemClock, recorder: tracker, env }),
+    optional,
+  );
+  plugins.registerFactory(
+    "timer",
+    () => createTimerPlugin({ file: paths.timers, clock: systemClock }),
+    optional,
+  );
+  plugins.registerFactory("changes", () => createChangesPlugin({ tracker }), optional);
+}
+
+/** `changes list | show ID | rollback ID`: on the home's changeset files. */
+async function changes(home: string, args: string[]): Promise<number> {
+  const [action, id] = args;
+  if (!["list", "show", "rollback"].includes(action ?? "") || (action !== "list" && !id)) {
+    throw new UsageError("Usage: homeagent changes list | show ID | rollback ID");
+  }
+  const logger = createJsonLogger({ level: "warn" });
+  const paths = await ensureHome(home, { logger });
+  const { store, registry } = openConfig(paths, logger);
+  try {
+    const { tracker } = openTracker(paths, registry, logger);
+    console.log(await changesCommand(tracker, action as ChangesAction, id));
+    return 0;
+  } finally {
+    store.close();
+  }
 }
 
 /** The CLI socket's plugin frames, over the registry; install reads the file the client names. */

@@ -24,6 +24,10 @@ export interface HomePaths {
   socket: string;
   pidFile: string;
   logs: string;
+  /** The agent's working folder and the files/cmd sandbox root. */
+  agentfs: string;
+  changesets: string;
+  timers: string;
 }
 
 /** Resolve the home: `--home DIR`, else `$HOMEAGENT_HOME`, else `~/.homeagent`. */
@@ -52,6 +56,9 @@ export function homePaths(root: string): HomePaths {
     socket: join(run, "homed.sock"),
     pidFile: join(run, "homed.pid"),
     logs: join(root, "logs"),
+    agentfs: join(root, "agentfs"),
+    changesets: join(root, "changesets"),
+    timers: join(root, "timers.json"),
   };
 }
 
@@ -71,6 +78,7 @@ export const PRIVATE_FILES = [
   "memory/docs/index.db",
   "memory/context.json",
   "memory/context.journal",
+  "timers.json",
 ];
 
 /** Options of ensureHome. */
@@ -89,7 +97,7 @@ export async function ensureHome(
 ): Promise<HomePaths> {
   const paths = homePaths(root);
   const folders = [root, paths.memory, paths.docs, paths.media, paths.text, paths.knowledge];
-  folders.push(paths.plugins, paths.run, paths.logs);
+  folders.push(paths.plugins, paths.run, paths.logs, paths.agentfs, paths.changesets);
   for (const dir of folders) await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   const tightened = folders.filter((dir) => keepPrivate(dir, 0o700));
   for (const file of PRIVATE_FILES) {

@@ -78,3 +78,12 @@ export {
 } from "./builtin/healthcheck/mod.ts";
 export { formatFindings, type PluginHealth, runChecks } from "./builtin/healthcheck/checks.ts";
 export * from "./host/mod.ts";
+export { createFilesPlugin } from "./builtin/files/mod.ts";
+export { createSandbox, type Sandbox, SandboxError } from "./builtin/files/sandbox.ts";
+export { createTimerPlugin } from "./builtin/timer/mod.ts";
+export { type CmdHistoryEntry, createCmdPlugin } from "./builtin/cmd/mod.ts";
+export { changeLimits, createChangesPlugin } from "./builtin/changes/mod.ts";
+export { ChangeStore } from "./builtin/changes/store.ts";
+export { ChangeTracker } from "./builtin/changes/tracker.ts";
+export { type ChangesAction, changesCommand } from "./builtin/changes/commands.ts";
+export { registerBuiltinSettings } from "./builtin/settings.ts";

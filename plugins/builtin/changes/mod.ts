@@ -1,0 +1,121 @@
+/**
+ * The `changes` built-in: the change tracker's face — `changes_list` and `changes_rollback` for
+ * the model, routes for the web page, and (in commands.ts) `homeagent changes …`.
+ */
+import { z } from "zod";
+import {
+  errorMessage,
+  type Plugin,
+  type PluginSettingDefinition,
+  type ToolResult,
+} from "../../../core/mod.ts";
+import type { StoreLimits } from "./store.ts";
+import type { ChangesetSummary, ChangeTracker } from "./tracker.ts";
+
+/** The change tracker's settings (`plugin.changes.*`). */
+export const CHANGES_SETTINGS: PluginSettingDefinition[] = [
+  {
+    key: "max_file_bytes",
+    schema: z.number().int().min(0).max(100 * 1024 * 1024),
+    default: 1024 * 1024,
+    description: "Largest file content a changeset keeps; larger ones keep a hash only",
+  },
+  {
+    key: "keep",
+    schema: z.number().int().min(1).max(100_000),
+    default: 200,
+    description: "Most changesets kept in <home>/changesets (the oldest go first)",
+  },
+  {
+    key: "max_total_bytes",
+    schema: z.number().int().min(1024 * 1024),
+    default: 100 * 1024 * 1024,
+    description: "Most bytes all changesets may take together",
+  },
+  {
+    key: "max_age_days",
+    schema: z.number().int().min(1).max(36_500),
+    default: 30,
+    description: "Changesets older than this are removed",
+  },
+];
+
+/** The store limits from `plugin.changes.*` values read by `get`. */
+export function changeLimits(get: (key: string) => unknown): StoreLimits {
+  return {
+    maxFileBytes: get("max_file_bytes") as number,
+    keep: get("keep") as number,
+    maxTotalBytes: get("max_total_bytes") as number,
+    maxAgeDays: get("max_age_days") as number,
+  };
+}
+
+/** One line per changeset, newest first. */
+export function formatSummaries(sets: ChangesetSummary[], limit = 20): string {
+  if (sets.length === 0) return "No changes recorded";
+  return sets.slice(0, limit).map((s) => {
+    const when = new Date(s.createdAt).toISOString().slice(0, 19).replace("T", " ");
+    const files = s.files.map((f) => `${f.change} ${f.path}`).join(", ");
+    const notes = [
+      s.rollbackOf ? `rollback of ${s.rollbackOf}` : "",
+      s.rolledBack ? `rolled back by ${s.rolledBack.by}` : "",
+      s.untracked?.length ? `${s.untracked.length} untracked` : "",
+    ].filter(Boolean).join("; ");
+    return `${s.id}  ${when}  [${s.tools.join(",")}] ${files}${notes ? `  (${notes})` : ""}`;
+  }).join("\n");
+}
+
+/** Create the changes plugin over the shared tracker. */
+export function createChangesPlugin(options: { tracker: ChangeTracker }): Plugin {
+  const { tracker } = options;
+  const fail = (error: unknown): ToolResult => ({ content: errorMessage(error), isError: true });
+  return {
+    name: "changes",
+    start(sdk) {
+      for (const definition of CHANGES_SETTINGS) sdk.settings.define(definition);
+      sdk.registerTool({
+        name: "changes_list",
+        description: "List recent changesets (your file changes, one per turn)",
+        parameters: { type: "object", properties: {}, additionalProperties: false },
+        parallelSafe: true,
+        noMemory: true,
+        handler: async () => formatSummaries(await tracker.list()),
+      });
+      sdk.registerTool({
+        name: "changes_rollback",
+        description: "Undo a changeset by id; refused if its files changed since",
+        parameters: {
+          type: "object",
+          properties: { id: { type: "string" } },
+          required: ["id"],
+          additionalProperties: false,
+        },
+        handler: async (args) => {
+          try {
+            const undo = await tracker.rollback(String(args.id));
+            return `Rolled back ${args.id} (undo it with ${undo.id}): ` +
+              undo.files.map((f) => f.path).join(", ");
+          } catch (error) {
+            return fail(error);
+          }
+        },
+      });
+      sdk.registerRoute({
+        method: "GET",
+        path: "sets",
+        handler: async () => ({ changesets: await tracker.list() }),
+      });
+      sdk.registerRoute({
+        method: "GET",
+        path: "sets/:id",
+        handler: async ({ params }) => ({ changeset: await tracker.show(params.id!) }),
+      });
+      sdk.registerRoute({
+        method: "POST",
+        path: "sets/:id/rollback",
+        handler: async ({ params }) => ({ rollback: await tracker.rollback(params.id!) }),
+      });
+    },
+    stop() {},
+  };
+}

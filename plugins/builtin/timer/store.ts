@@ -1,0 +1,74 @@
+/**
+ * `<home>/timers.json`: the pending timers, written atomically and validated with zod on read.
+ * A file that does not validate is moved aside (`timers.json.corrupt-<time>`) with a log line.
+ */
+import { z } from "zod";
+import { errorMessage, type Logger } from "../../../core/mod.ts";
+import { writeAtomic } from "../_fs.ts";
+
+/** One pending timer. */
+export const TimerRecord = z.object({
+  id: z.string().regex(/^[a-z0-9]{6,16}$/),
+  message: z.string().min(1).max(2000),
+  kind: z.enum(["once", "every", "cron"]),
+  dueAt: z.number(),
+  everyMs: z.number().int().positive().optional(),
+  cron: z.string().max(200).optional(),
+  timezone: z.string().max(100).optional(),
+  /** Where the reply goes: the channel of the turn that set it. */
+  channel: z.string().max(100),
+  createdAt: z.number(),
+  fired: z.number().int().min(0),
+});
+
+/** One pending timer. */
+export type TimerRecord = z.infer<typeof TimerRecord>;
+
+const TimerFile = z.object({ version: z.literal(1), timers: z.array(TimerRecord) });
+
+/** Reads and writes the timers file. */
+export class TimerStore {
+  #path: string;
+  #logger: Logger;
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(options: { path: string; logger: Logger }) {
+    this.#path = options.path;
+    this.#logger = options.logger;
+  }
+
+  /** The saved timers; none when the file is missing or was corrupt (then moved aside). */
+  async load(now: number): Promise<TimerRecord[]> {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(this.#path);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return [];
+      throw error;
+    }
+    let problem: string;
+    try {
+      const parsed = TimerFile.safeParse(JSON.parse(text));
+      if (parsed.success) return parsed.data.timers;
+      problem = parsed.error.message;
+    } catch (error) {
+      problem = errorMessage(error);
+    }
+    const aside = `${this.#path}.corrupt-${now}`;
+    await Deno.rename(this.#path, aside);
+    this.#logger.error("Corrupt timers file moved aside; starting with no timers", {
+      path: this.#path,
+      aside,
+      problem,
+    });
+    return [];
+  }
+
+  /** Save `timers` (writes are serialised, the last one wins). */
+  save(timers: readonly TimerRecord[]): Promise<void> {
+    const text = JSON.stringify({ version: 1, timers }, null, 1);
+    const run = this.#queue.then(() => writeAtomic(this.#path, text, { mode: 0o600 }));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+}
