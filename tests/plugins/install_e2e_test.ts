@@ -43,12 +43,26 @@ Deno.test("main.ts plugin install echo.hmap installs a plugin whose tool the mod
     assert.deepEqual(names.sort(), [
       "agentcli",
       "cfgmgr",
+      "changes",
       "cli",
+      "cmd",
       "echo",
+      "agentcli",
+      "cfgmgr",
+      "changes",
+      "cli",
+      "cmd",
+      "echo",
+      "files",
       "healthcheck",
       "mcp",
       "pluginmgr",
       "skills",
+      "timer",
+      "mcp",
+      "pluginmgr",
+      "skills",
+      "timer",
     ]);
 
     const reload = await runMain(["plugin", "reload", "echo", "--home", home]);
