@@ -9,6 +9,7 @@ import { type Zippable, zipSync } from "fflate";
 import { dirname, join } from "node:path";
 import { PluginError } from "../../core/mod.ts";
 import { type Manifest, parseManifest } from "./manifest.ts";
+import { isDenoEntry } from "./permissions.ts";
 import { inflateEntries, readCentralDirectory, refuse, type ZipEntry } from "./zip.ts";
 
 /** Total uncompressed size allowed, bytes. */
@@ -22,6 +23,8 @@ export interface HmapPackage {
   manifest: Manifest;
   /** Relative path → content (directories omitted). */
   files: Map<string, Uint8Array>;
+  /** Files written executable (0755): those packed with an x bit, and a native entry. */
+  executable: Set<string>;
   /** Hex sha256 of the package bytes. */
   sha256: string;
 }
@@ -40,16 +43,7 @@ export async function readHmap(
   bytes: Uint8Array,
   options: ReadHmapOptions = {},
 ): Promise<HmapPackage> {
-  const maxTotal = options.maxTotalBytes ?? HMAP_MAX_BYTES;
-  const maxEntry = options.maxEntryBytes ?? maxTotal;
-  const entries = readCentralDirectory(bytes);
-  checkEntries(entries, maxEntry, maxTotal);
-  const files = inflateEntries(bytes, entries, {
-    maxTotalBytes: maxTotal,
-    maxEntryBytes: maxEntry,
-    maxRatio: options.maxRatio ?? HMAP_MAX_RATIO,
-    ratioGraceBytes: options.ratioGraceBytes ?? 4 * 1024 * 1024,
-  });
+  const { files, entries } = readZipFiles(bytes, { ...options, refuseName: dataFolder });
   const manifestBytes = files.get("plugin.json");
   if (!manifestBytes) throw refuse("no plugin.json at the root of the archive");
   const manifest = parseManifest(new TextDecoder().decode(manifestBytes), "plugin.json");
@@ -61,15 +55,55 @@ export async function readHmap(
   }
   const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
   const sha256 = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return { manifest, files, sha256 };
+  const executable = new Set(
+    entries.filter((e) => (e.unixMode & 0o111) !== 0 && files.has(e.name)).map((e) => e.name),
+  );
+  if (manifest.kind === "subprocess" && !isDenoEntry(manifest.entry)) {
+    executable.add(manifest.entry);
+  }
+  return { manifest, files, sha256, executable };
+}
+
+/**
+ * Verify and inflate a zip with the package rules: no traversal, absolute paths, links or
+ * duplicates; sizes and ratio within the limits. `refuseName` adds a rule of the caller's.
+ */
+export function readZipFiles(
+  bytes: Uint8Array,
+  options: ReadHmapOptions & { refuseName?: (name: string) => string | undefined } = {},
+): { files: Map<string, Uint8Array>; entries: ZipEntry[] } {
+  const maxTotal = options.maxTotalBytes ?? HMAP_MAX_BYTES;
+  const maxEntry = options.maxEntryBytes ?? maxTotal;
+  const entries = readCentralDirectory(bytes);
+  checkEntries(entries, maxEntry, maxTotal, options.refuseName);
+  const files = inflateEntries(bytes, entries, {
+    maxTotalBytes: maxTotal,
+    maxEntryBytes: maxEntry,
+    maxRatio: options.maxRatio ?? HMAP_MAX_RATIO,
+    ratioGraceBytes: options.ratioGraceBytes ?? 4 * 1024 * 1024,
+  });
+  return { files, entries };
+}
+
+function dataFolder(name: string): string | undefined {
+  return name === "data" || name.startsWith("data/")
+    ? `entry "${name}": data/ is the plugin's own writable folder, made at install`
+    : undefined;
 }
 
 /** Names, kinds and declared sizes, before anything is inflated. */
-function checkEntries(entries: ZipEntry[], maxEntry: number, maxTotal: number): void {
+function checkEntries(
+  entries: ZipEntry[],
+  maxEntry: number,
+  maxTotal: number,
+  refuseName?: (name: string) => string | undefined,
+): void {
   let total = 0;
   const seen = new Set<string>();
   for (const entry of entries) {
     checkEntryName(entry.name);
+    const why = refuseName?.(entry.name);
+    if (why) throw refuse(why);
     if ((entry.unixMode & 0o170000) === 0o120000) {
       throw refuse(`entry "${entry.name}" is a symbolic link`);
     }
@@ -93,9 +127,6 @@ function checkEntryName(name: string): void {
   if (name.split("/").some((part) => part === "..")) {
     throw refuse(`entry "${name}" leaves the package folder (path traversal)`);
   }
-  if (name === "data" || name.startsWith("data/")) {
-    throw refuse(`entry "${name}": data/ is the plugin's own writable folder, made at install`);
-  }
 }
 
 /** Write a verified package into `dir` (created; must not exist). */
@@ -104,12 +135,17 @@ export async function writeHmap(pkg: HmapPackage, dir: string): Promise<void> {
   for (const [name, data] of pkg.files) {
     const path = join(dir, name);
     await Deno.mkdir(dirname(path), { recursive: true });
-    await Deno.writeFile(path, data, { mode: 0o644 });
+    const mode = pkg.executable.has(name) ? 0o755 : 0o644;
+    await Deno.writeFile(path, data, { mode });
+    await Deno.chmod(path, mode); // writeFile's mode is masked by the umask
   }
 }
 
 /** Build a package from files (path → text or bytes); deterministic for the same input. */
-export function buildHmap(files: Record<string, string | Uint8Array>): Uint8Array {
+export function buildHmap(
+  files: Record<string, string | Uint8Array>,
+  options: { executable?: string[] } = {},
+): Uint8Array {
   const encoder = new TextEncoder();
   const zippable: Zippable = {};
   for (const name of Object.keys(files).sort()) {
@@ -117,7 +153,7 @@ export function buildHmap(files: Record<string, string | Uint8Array>): Uint8Arra
     zippable[name] = [typeof value === "string" ? encoder.encode(value) : value, {
       mtime: new Date(Date.UTC(2026, 0, 1)),
       os: 3,
-      attrs: 0o100644 << 16,
+      attrs: (options.executable?.includes(name) ? 0o100755 : 0o100644) << 16,
     }];
   }
   return zipSync(zippable, { level: 6 });

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { checkPluginName, errorMessage, type Logger, PluginError } from "../../core/mod.ts";
 import { type HmapPackage, writeHmap } from "./hmap.ts";
+import { checkPlatform } from "./manifest.ts";
 
 const STAGING = ".install-";
 const REPLACED = ".replaced-";
@@ -18,6 +19,7 @@ const REPLACED = ".replaced-";
  */
 export async function placeHmap(root: string, pkg: HmapPackage, now: number): Promise<string> {
   const name = checkPluginName(pkg.manifest.name);
+  checkPlatform(pkg.manifest); // a package built for another machine never lands
   await Deno.mkdir(root, { recursive: true, mode: 0o700 });
   const id = crypto.randomUUID().slice(0, 8);
   const staging = join(root, `${STAGING}${name}-${id}`);

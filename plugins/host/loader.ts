@@ -4,7 +4,7 @@ import { type Clock, type Plugin, PluginError } from "../../core/mod.ts";
 import type { PluginServices } from "./api.ts";
 import type { ChannelLimits } from "./limits.ts";
 import { createLuaPlugin, type LuaPlugin } from "./lua.ts";
-import { type Manifest, readManifest, satisfiesMinVersion, supportsPlatform } from "./manifest.ts";
+import { checkPlatform, type Manifest, readManifest, satisfiesMinVersion } from "./manifest.ts";
 import {
   checkImports,
   checkLinks,
@@ -74,9 +74,7 @@ export async function loadInstalled(
       `Plugin "${name}" needs HomeAgent ${manifest.min_version} or later (running ${options.kernelVersion})`,
     );
   }
-  if (!supportsPlatform(manifest)) {
-    throw new PluginError(name, `Plugin "${name}" does not support ${Deno.build.os}`);
-  }
+  checkPlatform(manifest);
   for (const [key, definition] of Object.entries(manifest.settings)) {
     options.settings.define(name, key, definition);
   }

@@ -23,6 +23,9 @@ const setting = z.object({
   secret: z.boolean().optional(),
 });
 
+/** A declared platform: an OS, optionally with the CPU in npm's (x64) or Deno's (x86_64) words. */
+const PLATFORM = /^[a-z]+(?:-(?:x64|arm64|x86_64|aarch64))?$/;
+
 /** The manifest schema. Unknown keys are refused so typos do not pass silently. */
 export const ManifestSchema = z.strictObject({
   name: z.string().regex(PLUGIN_NAME, "expected 1 to 64 lowercase letters, digits or _"),
@@ -30,7 +33,12 @@ export const ManifestSchema = z.strictObject({
   description: z.string().max(1000).optional(),
   entry: relativePath,
   kind: z.enum(["subprocess", "lua", "skill"]),
-  platforms: z.array(z.string()).optional(),
+  platforms: z.array(
+    z.string().regex(
+      PLATFORM,
+      'expected an OS ("linux", "darwin", "windows") or OS-arch ("linux-x64", "darwin-arm64")',
+    ),
+  ).optional(),
   min_version: z.string().regex(/^\d+\.\d+\.\d+/).optional(),
   capabilities: z.array(z.enum(CAPABILITIES as [Capability, ...Capability[]])).default([]),
   permissions: z.strictObject({
@@ -97,8 +105,36 @@ export function satisfiesMinVersion(running: string, min: string | undefined): b
   return true;
 }
 
-/** Whether the manifest's `platforms` include this OS (absent or empty: every OS). */
-export function supportsPlatform(manifest: Manifest, os: string = Deno.build.os): boolean {
-  return !manifest.platforms || manifest.platforms.length === 0 ||
-    manifest.platforms.includes(os) || manifest.platforms.includes(`${os}-${Deno.build.arch}`);
+/** This machine as a platform name, npm style: `linux-x64`, `darwin-arm64`. */
+export function currentPlatform(
+  build: { os: string; arch: string } = Deno.build,
+): string {
+  const arch = build.arch === "x86_64" ? "x64" : build.arch === "aarch64" ? "arm64" : build.arch;
+  return `${build.os}-${arch}`;
+}
+
+/**
+ * Whether the manifest's `platforms` include this machine (absent or empty: every one): its OS
+ * alone, or OS-arch in npm's words (`linux-x64`) or Deno's (`linux-x86_64`).
+ */
+export function supportsPlatform(
+  manifest: Pick<Manifest, "platforms">,
+  build: { os: string; arch: string } = Deno.build,
+): boolean {
+  const declared = manifest.platforms ?? [];
+  return declared.length === 0 || declared.includes(build.os) ||
+    declared.includes(currentPlatform(build)) || declared.includes(`${build.os}-${build.arch}`);
+}
+
+/** Throw PluginError unless the manifest's plugin runs on this machine. */
+export function checkPlatform(
+  manifest: Pick<Manifest, "name" | "platforms">,
+  build: { os: string; arch: string } = Deno.build,
+): void {
+  if (supportsPlatform(manifest, build)) return;
+  throw new PluginError(
+    manifest.name,
+    `Plugin "${manifest.name}" is built for ${manifest.platforms!.join(", ")}, ` +
+      `not for this machine (${currentPlatform(build)})`,
+  );
 }

@@ -3,7 +3,7 @@
  * `homeagent plugin install` and the web upload. HomeAgent's own environment variables and
  * code outside the sandbox are called out, not just listed.
  */
-import type { Manifest } from "./manifest.ts";
+import { currentPlatform, type Manifest, supportsPlatform } from "./manifest.ts";
 import { nativeReason } from "./permissions.ts";
 
 /** A package's requests, for the owner to confirm. */
@@ -23,6 +23,8 @@ export interface PermissionReview {
   run: string[];
   /** Why it runs outside the Deno sandbox (refused unless core.plugins.allow_native). */
   native?: string;
+  /** The platforms it declares (absent: every one). */
+  platforms?: string[];
   /** The review in words, one line each; lines that start with "!" are warnings. */
   lines: string[];
 }
@@ -46,6 +48,7 @@ export function reviewManifest(manifest: Manifest, sha256: string): PermissionRe
     net: p.net,
     run: p.run,
     native,
+    platforms: manifest.platforms,
   };
   return { ...review, lines: describe(review) };
 }
@@ -77,6 +80,12 @@ function describe(r: Omit<PermissionReview, "lines">): string[] {
     lines.push(
       `! It asks for HomeAgent's own secrets: ${r.homeagentEnv.join(", ")} ` +
         `(API keys and settings of your LLM source); it will be able to read and send them`,
+    );
+  }
+  if (!supportsPlatform({ platforms: r.platforms })) {
+    lines.push(
+      `! It is built for ${r.platforms!.join(", ")}, not for this machine ` +
+        `(${currentPlatform()}): it will not install`,
     );
   }
   if (r.native) {

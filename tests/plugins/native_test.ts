@@ -1,8 +1,13 @@
 /** Plugins that run code outside the Deno sandbox need the owner's explicit say-so. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { defaultImportMap } from "../../plugins/mod.ts";
-import { copyFixture, createHarness, type PluginHarness } from "./_support.ts";
+import {
+  buildHmap,
+  currentPlatform,
+  defaultImportMap,
+  supportsPlatform,
+} from "../../plugins/mod.ts";
+import { copyFixture, createHarness, FIXTURES, type PluginHarness } from "./_support.ts";
 
 /** A native entry (a shell script) that runs the echo fixture: a real protocol speaker. */
 async function nativeEcho(h: PluginHarness): Promise<string> {
@@ -67,4 +72,54 @@ Deno.test("permissions.run counts as native; a write permission over plugin.json
     h.registry.info("rewriter").error!,
     /write permission "." would cover its own plugin.json/,
   );
+});
+
+/** The echo fixture packed as a native .hmap: a shell entry (packed 0755) that runs main.ts. */
+async function nativeEchoHmap(platforms?: string[]): Promise<Uint8Array> {
+  const fixture = `${FIXTURES}echo`;
+  const manifest = JSON.parse(await Deno.readTextFile(`${fixture}/plugin.json`));
+  const script = `#!/bin/sh\nexec "${Deno.execPath()}" run -A --no-config --quiet ` +
+    `--import-map="${defaultImportMap()}" "$(dirname "$0")/main.ts"\n`;
+  return buildHmap({
+    "plugin.json": JSON.stringify({ ...manifest, entry: "plugin.sh", platforms }),
+    "plugin.sh": script,
+    "main.ts": await Deno.readTextFile(`${fixture}/main.ts`),
+    "README.md": "not executable",
+  }, { executable: ["plugin.sh"] });
+}
+
+Deno.test(".hmap native entries keep their executable bit and run; other files stay 0644", async () => {
+  await using h = await createHarness([], { load: false });
+  h.kernel.config.registry.set("core.plugins.allow_native", true);
+  await h.registry.load();
+  const info = await h.registry.install(await nativeEchoHmap(["linux", "darwin"]));
+  assert.equal(info.state, "running", info.error ?? "");
+  const mode = async (file: string) =>
+    (await Deno.stat(join(h.pluginsDir, "echo", file))).mode! & 0o777;
+  assert.equal(await mode("plugin.sh"), 0o755);
+  assert.equal(await mode("README.md"), 0o644);
+  assert.deepEqual(await h.call("echo_say", { text: "hi" }), { content: "echo: hi" });
+});
+
+Deno.test("A manifest's platforms are checked against this machine, in npm's words or Deno's", async () => {
+  assert.equal(currentPlatform({ os: "linux", arch: "x86_64" }), "linux-x64");
+  assert.equal(currentPlatform({ os: "darwin", arch: "aarch64" }), "darwin-arm64");
+  const here = { os: "linux", arch: "x86_64" };
+  assert.equal(supportsPlatform({ platforms: ["linux-x64"] }, here), true);
+  assert.equal(supportsPlatform({ platforms: ["linux-x86_64"] }, here), true);
+  assert.equal(supportsPlatform({ platforms: ["linux"] }, here), true);
+  assert.equal(supportsPlatform({ platforms: ["linux-arm64", "darwin"] }, here), false);
+  await using h = await createHarness([], { load: false });
+  h.kernel.config.registry.set("core.plugins.allow_native", true);
+  await h.registry.load();
+  const elsewhere = Deno.build.os === "darwin" ? "linux-x64" : "darwin-arm64";
+  await assert.rejects(
+    h.registry.install(await nativeEchoHmap([elsewhere, "windows-x64"])),
+    new RegExp(
+      `Plugin "echo" is built for ${elsewhere}, windows-x64, not for this machine \\(${currentPlatform()}\\)`,
+    ),
+  );
+  await assert.rejects(Deno.stat(join(h.pluginsDir, "echo")), Deno.errors.NotFound);
+  const mine = await h.registry.install(await nativeEchoHmap([currentPlatform()]));
+  assert.equal(mine.state, "running", mine.error ?? "");
 });
