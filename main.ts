@@ -71,18 +71,21 @@ import {
   createAgentcliPlugin,
   createCfgmgrPlugin,
   createChangesPlugin,
+  createClawhubAdapterPlugin,
   createCliPlugin,
   createCmdPlugin,
   createFilesPlugin,
   createHealthcheckPlugin,
   createMcpPlugin,
   createSandbox,
+  createSkillInstaller,
   createTimerPlugin,
   DaemonIndex,
   daemonIndexDir,
   type DaemonTarget,
   defaultImportMap,
   formatFindings,
+  HomeSkills,
   installService,
   mcpCommand,
   McpHttpSessions,
@@ -100,15 +103,18 @@ import {
   registerAgentcliSettings,
   registerBuiltinSettings,
   registerCfgmgrSettings,
+  registerClawhubDefaults,
   registerHealthcheckSettings,
   registerMcpDefaults,
   registerPluginDefaults,
   removeInstalled,
   reviewManifest,
+  reviewSkillPackage,
   runChecks,
   serviceCommand,
   type ServiceTarget,
   serviceTarget,
+  SkillLibrary,
   statusCommand,
   stopCommand,
   systemdVersion,
@@ -125,6 +131,7 @@ import {
   knowledgeBasePort,
   memoryPort,
   registrySettingsPort,
+  type SkillsPort,
 } from "./web/mod.ts";
 
 /** A usage error: exit code 2. */
@@ -143,7 +150,7 @@ Commands:
   status                        JSON status of the running daemon
   mcp                           an MCP server on stdio, served by the running daemon
   config get KEY [--reveal] | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
-  plugin list | install FILE.hmap [--yes] | uninstall NAME | reload NAME | enable NAME | disable NAME
+  plugin list | install FILE.hmap|npm:PACKAGE [--yes] | uninstall NAME | reload NAME | enable NAME | disable NAME
   memory stats | recall QUERY | export FILE | import FILE   JSON: memory sizes, or what recall finds for QUERY
   eval memory --corpus F --questions F [--k 5,10] [--run-out F]
                                 retrieval evaluation over a fresh memory (docs/memory.md)
@@ -246,6 +253,7 @@ function openConfig(paths: HomePaths, logger: Logger) {
   registerMemoryDefaults(registry);
   registerPluginDefaults(registry);
   registerMcpDefaults(registry);
+  registerClawhubDefaults(registry);
   registerCfgmgrSettings(registry);
   registerAgentcliSettings(registry);
   registerLuaAdapterDefaults(registry);
@@ -371,6 +379,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   });
   const mcp = mcpPlugin(registry, agent);
   plugins.registerFactory("mcp", () => mcp);
+  const skills = await homeSkills(paths, registry, plugins, logger);
   const statusReport = () => ({
     version: denoJson.version,
     home: paths.root,
@@ -388,7 +397,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     createCliPlugin({
       socketPath: paths.socket,
       statusReport,
-      plugins: pluginControl(plugins),
+      plugins: { ...pluginControl(plugins), installSkills: skills.installPinned },
       memory: {
         import: (path) =>
           importMemory({ documents: memory.documents, graph: memory.graph.graph }, path),
@@ -409,6 +418,12 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     () => healthcheckPlugin({ agent, plugins, providers, memory, root: paths.root }),
   );
   registerWorkPlugins(plugins, paths, registry, logger);
+  plugins.registerFactory("clawhubadapter", () =>
+    createClawhubAdapterPlugin({
+      installer: skills.installer,
+      skills: skills.home,
+      searchUrl: () => registry.get<string>("plugin.clawhubadapter.search_url"),
+    }));
   await plugins.load();
   const mcpHttp = new McpHttpSessions({ serve: (t) => mcp.serve(t), clock: systemClock });
   // The web app (web/): its SSE hub is closed before the server so open streams end.
@@ -445,6 +460,7 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     localOnly: isLoopbackHost(host),
     questions: agent.questions,
     pluginRoutes: agent.routes,
+    skills: skills.port,
   }, { hub });
   const server = Deno.serve(
     { hostname: host, port, onListen: () => {} },
@@ -715,6 +731,45 @@ async function changes(home: string, args: string[]): Promise<number> {
   }
 }
 
+/**
+ * Skills in <home>/skills (loaded now, before the plugins start) and their installer: npm
+ * packages from core.plugins.npm_registry, ClawHub skills from its download URL.
+ */
+async function homeSkills(
+  paths: HomePaths,
+  registry: ConfigRegistry,
+  plugins: PluginRegistry,
+  logger: Logger,
+) {
+  const home = new HomeSkills({
+    dir: paths.skills,
+    library: plugins.skills,
+    logger: logger.child({ component: "skills" }),
+    clock: systemClock,
+  });
+  await home.load();
+  const installer = createSkillInstaller({ skills: home, sources: skillSources(registry) });
+  const installPinned = (source: string, integrity?: string) =>
+    installer.install(source, { integrity });
+  const port: SkillsPort = {
+    list: () => home.list(),
+    review: async (source) => {
+      const pkg = await installer.fetch(source);
+      return { source: pkg.source, integrity: pkg.integrity, lines: reviewSkillPackage(pkg) };
+    },
+    install: installPinned,
+    remove: (name) => home.remove(name),
+  };
+  return { home, installer, installPinned, port };
+}
+
+function skillSources(registry: ConfigRegistry) {
+  return {
+    npmRegistry: () => registry.get<string>("core.plugins.npm_registry"),
+    clawhubDownloadUrl: () => registry.get<string>("plugin.clawhubadapter.download_url"),
+  };
+}
+
 /** The CLI socket's plugin frames, over the registry; install reads the file the client names. */
 function pluginControl(plugins: PluginRegistry): CliPluginControl {
   return {
@@ -959,6 +1014,7 @@ async function plugin(home: string, args: string[], yes: boolean): Promise<numbe
       `Usage: ${cli} plugin list | install FILE.hmap [--yes] | uninstall|reload|enable|disable NAME`,
     );
   }
+  if (action === "install" && arg!.startsWith("npm:")) return await installSkills(home, arg!, yes);
   if (action !== "list" && action !== "install") checkPluginName(arg);
   const path = action === "install" ? await Deno.realPath(arg!) : undefined;
   if (path && !await confirmPackage(path, yes)) {
@@ -973,15 +1029,53 @@ async function plugin(home: string, args: string[], yes: boolean): Promise<numbe
   return online ?? await pluginOffline(home, action as PluginAction, path ?? arg);
 }
 
+/**
+ * `plugin install npm:<package>`: fetched and verified here, reviewed (stderr) and confirmed,
+ * then installed by the running daemon pinned to that integrity, or into <home>/skills.
+ */
+async function installSkills(home: string, spec: string, yes: boolean): Promise<number> {
+  const logger = createJsonLogger({ level: "warn" });
+  const paths = await ensureHome(home, { logger });
+  const { store, registry } = openConfig(paths, logger);
+  try {
+    const installer = createSkillInstaller({
+      skills: new HomeSkills({
+        dir: paths.skills,
+        library: new SkillLibrary(),
+        logger,
+        clock: systemClock,
+      }),
+      sources: skillSources(registry),
+    });
+    const pkg = await installer.fetch(spec);
+    const review = { name: pkg.source, lines: reviewSkillPackage(pkg) };
+    if (!await confirmInstall(review, confirmIo(yes))) {
+      console.error("Not installed.");
+      return 1;
+    }
+    const request = { action: "install" as const, source: pkg.source, integrity: pkg.integrity };
+    const online = await pluginCommandOnline(daemonTarget(home), request, terminal);
+    if (online !== undefined) return online;
+    printPlugins(await installer.install(pkg.source, { integrity: pkg.integrity }));
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+function confirmIo(yes: boolean) {
+  return {
+    yes,
+    isTerminal: Deno.stdin.isTerminal(),
+    ask: (question: string) => prompt(question),
+    print: (line: string) => console.error(line),
+  };
+}
+
 /** List what the package asks for on stderr and ask (a terminal) or take --yes. */
 async function confirmPackage(path: string, yes: boolean): Promise<boolean> {
   const pkg = await readHmap(await Deno.readFile(path));
-  return await confirmInstall(reviewManifest(pkg.manifest, pkg.sha256), {
-    yes,
-    isTerminal: Deno.stdin.isTerminal(),
-    ask: (question) => prompt(question),
-    print: (line) => console.error(line),
-  });
+  return await confirmInstall(reviewManifest(pkg.manifest, pkg.sha256), confirmIo(yes));
 }
 
 async function pluginOffline(home: string, action: string, arg?: string): Promise<number> {

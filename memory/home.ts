@@ -19,6 +19,8 @@ export interface HomePaths {
   media: string;
   text: string;
   knowledge: string;
+  /** Skills as the ecosystem writes them: <name>/SKILL.md. */
+  skills: string;
   plugins: string;
   run: string;
   socket: string;
@@ -51,6 +53,7 @@ export function homePaths(root: string): HomePaths {
     media: join(memory, "media"),
     text: join(memory, "text"),
     knowledge: join(root, "knowledge"),
+    skills: join(root, "skills"),
     plugins: join(root, "plugins"),
     run,
     socket: join(run, "homed.sock"),

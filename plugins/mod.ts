@@ -77,6 +77,22 @@ export {
   registerHealthcheckSettings,
 } from "./builtin/healthcheck/mod.ts";
 export { formatFindings, type PluginHealth, runChecks } from "./builtin/healthcheck/checks.ts";
+export {
+  type ClawhubAdapterOptions,
+  createClawhubAdapterPlugin,
+  registerClawhubDefaults,
+} from "./builtin/clawhubadapter/plugin.ts";
+export {
+  createSkillInstaller,
+  type SkillInstaller,
+  type SkillSources,
+} from "./builtin/clawhubadapter/installer.ts";
+export {
+  type ClawHubHit,
+  downloadClawHub,
+  parseClawHubSource,
+  searchClawHub,
+} from "./builtin/clawhubadapter/clawhub.ts";
 export * from "./host/mod.ts";
 export { createFilesPlugin } from "./builtin/files/mod.ts";
 export { createSandbox, type Sandbox, SandboxError } from "./builtin/files/sandbox.ts";

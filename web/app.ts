@@ -15,6 +15,7 @@ import { apiError, errorResponse, HttpError, parseBody } from "./_http.ts";
 import { mountDashboard, UPLOAD_PATH } from "./_dashboard.ts";
 import { mountOpenAI, openAIError } from "./openai.ts";
 import { mountPluginRoutes } from "./_plugin_routes.ts";
+import { mountSkills } from "./_skills.ts";
 // Embedded as text so one compiled binary carries the page (rebuild with `deno task build:web`).
 import INDEX_HTML from "./ui/index.html" with { type: "text" };
 import APP_JS from "./ui/dist/app.js" with { type: "text" };
@@ -127,6 +128,7 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
 
   mountPluginRoutes(app, deps);
   mountDashboard(app, deps);
+  mountSkills(app, deps);
   mountOpenAI(app, deps);
 
   app.notFound((c) =>

@@ -183,6 +183,26 @@ export interface AgentsPort {
   list(): ResidentSummary[];
 }
 
+/** A skill in <home>/skills, as the skills panel shows it. */
+export interface SkillView {
+  name: string;
+  description: string;
+  version?: string;
+  source: string;
+  integrity?: string;
+  files: string[];
+}
+
+/** Skills: list, review a package (fetched and verified, not installed), install, remove. */
+export interface SkillsPort {
+  list(): SkillView[];
+  /** `npm:<package>` or a ClawHub slug: what it holds, and the integrity to confirm. */
+  review(source: string): Promise<{ source: string; integrity?: string; lines: string[] }>;
+  /** Install exactly the reviewed package; rejects when the source now serves another. */
+  install(source: string, integrity?: string): Promise<SkillView[]>;
+  remove(name: string): Promise<void>;
+}
+
 /** HomeAgent's MCP server over Streamable HTTP; the app checks the token and Origin first. */
 export interface McpPort {
   /** Answer one request to /mcp (POST, GET for the session's stream, DELETE to end it). */
@@ -220,6 +240,7 @@ export interface WebDeps {
   plugins?: PluginsPort;
   llm?: LlmPort;
   agents?: AgentsPort;
+  skills?: SkillsPort;
   /** The MCP server at /mcp; absent: 404. */
   mcp?: McpPort;
   /** The server listens on loopback only: /mcp refuses a Host that is not a loopback name. */

@@ -29,7 +29,8 @@ import {
   type SettingsDefiner,
 } from "./settings.ts";
 import { CrashPolicy, startWithin } from "./supervisor.ts";
-import { createSkillsBuiltin, SkillLibrary } from "./skill.ts";
+import { SkillLibrary } from "./skill.ts";
+import { createSkillsBuiltin } from "./skills_tool.ts";
 import { createPluginManagerBuiltin } from "./builtin_tools.ts";
 import { type LoadedPlugin, loadInstalled } from "./loader.ts";
 

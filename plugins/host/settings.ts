@@ -52,6 +52,12 @@ export function registerPluginDefaults(config: HostConfig): void {
     description: "Whether the installed plugin is started (homeagent plugin enable/disable NAME)",
   });
   config.define({
+    key: "core.plugins.npm_registry",
+    schema: z.string().url(),
+    default: "https://registry.npmjs.org",
+    description: "The npm registry `plugin install npm:<package>` fetches skill packages from",
+  });
+  config.define({
     key: "core.plugins.allow_native",
     schema: z.boolean(),
     default: false,

@@ -43,6 +43,7 @@ Deno.test("main.ts plugin install echo.hmap installs a plugin whose tool the mod
     assert.deepEqual(names.sort(), [
       "agentcli",
       "cfgmgr",
+      "clawhubadapter",
       "changes",
       "cli",
       "cmd",

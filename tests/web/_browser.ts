@@ -71,6 +71,17 @@ export function serveApp(): ServedApp {
     }),
     llm: { sources: () => kernel.providers.health(), usage: () => [] },
     agents: { list: () => [] },
+    skills: {
+      list: () => [{
+        name: "tea",
+        description: "Brew green tea",
+        source: "npm:tea-skill@1.0.0",
+        files: [],
+      }],
+      review: () => Promise.reject(new Error("no registry in this test")),
+      install: () => Promise.reject(new Error("no registry in this test")),
+      remove: () => Promise.resolve(),
+    },
   }, { hub });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
   return {

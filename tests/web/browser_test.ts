@@ -93,6 +93,12 @@ Deno.test({
       await row.locator("button[type=submit]").click();
       await row.locator(".ok").waitFor();
       assert.equal(served.kernel.config.registry.get("core.agent.max_tool_turns"), 12);
+
+      // The skills panel lists what <home>/skills holds (here the served app's fixed list).
+      await page.locator("#tab-skills").click();
+      await page.locator(".skills tr", { hasText: "tea" }).waitFor();
+      assert.match(await page.locator(".skills").innerText(), /npm:tea-skill@1\.0\.0/);
+      await shot("06-skills-zh");
     } finally {
       await browser.close();
     }

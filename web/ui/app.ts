@@ -6,6 +6,7 @@ import { lang, t, type TextKey, toggleLang, waitText } from "./_i18n.ts";
 import { ChatView, connectEvents, kernelState } from "./_chat.ts";
 import { MemoryView } from "./_memory.ts";
 import { AgentsView, KnowledgeView, LlmView, PluginsView, SettingsView } from "./_panels.ts";
+import { SkillsView } from "./_skills.ts";
 
 const VIEWS = {
   chat: ChatView,
@@ -13,6 +14,7 @@ const VIEWS = {
   knowledge: KnowledgeView,
   settings: SettingsView,
   plugins: PluginsView,
+  skills: SkillsView,
   llm: LlmView,
   agents: AgentsView,
 } as const;

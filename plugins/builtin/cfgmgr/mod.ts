@@ -47,6 +47,9 @@ const DEFAULT_PROTECTED = [
   "core.llm.sources.*.adapter",
   "plugin.cmd.policy",
   "plugin.files.*",
+  // MCP servers are programs the daemon starts, with their own secrets; skills' sources.
+  "plugin.mcp.*",
+  "plugin.clawhubadapter.*",
 ];
 /** Longest listing returned to the model, in lines. */
 const MAX_LINES = 200;

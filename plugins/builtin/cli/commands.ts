@@ -84,7 +84,13 @@ export function statusCommand(target: DaemonTarget, out: CommandOutput): Promise
  */
 export async function pluginCommandOnline(
   target: DaemonTarget,
-  request: { action: PluginAction; name?: string; path?: string },
+  request: {
+    action: PluginAction;
+    name?: string;
+    path?: string;
+    source?: string;
+    integrity?: string;
+  },
   out: CommandOutput,
 ): Promise<number | undefined> {
   const result = await askOnline(target, { type: "plugin", ...request }, "plugin");
@@ -146,7 +152,10 @@ export class ConfirmationRequired extends Error {}
  * terminal, or take `--yes`. Resolves whether to install; throws ConfirmationRequired when
  * nobody can be asked.
  */
-export async function confirmInstall(review: PermissionReview, io: ConfirmIo): Promise<boolean> {
+export async function confirmInstall(
+  review: Pick<PermissionReview, "name" | "lines">,
+  io: ConfirmIo,
+): Promise<boolean> {
   for (const line of review.lines) io.print(line);
   if (io.yes) return true;
   if (!io.isTerminal) {

@@ -30,6 +30,9 @@ export const ClientFrame = z.discriminatedUnion("type", [
     action: z.enum(PLUGIN_ACTIONS),
     name: z.string().max(64).optional(),
     path: z.string().max(4096).optional(),
+    /** install of a skill package (`npm:<name>@<version>`), pinned to the reviewed integrity. */
+    source: z.string().max(300).optional(),
+    integrity: z.string().max(200).optional(),
   }),
   /**
    * `homeagent mcp`: from the next line on, the connection carries MCP JSON-RPC messages, one

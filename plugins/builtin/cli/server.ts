@@ -47,6 +47,8 @@ export interface CliPluginControl {
   reload(name: string): Promise<unknown>;
   enable(name: string): Promise<unknown>;
   disable(name: string): Promise<unknown>;
+  /** Install the skill package `source`, refusing anything but the reviewed `integrity`. */
+  installSkills?(source: string, integrity?: string): Promise<unknown>;
 }
 
 const encoder = new TextEncoder();
@@ -271,7 +273,10 @@ async function pluginFrame(
     const { action } = frame;
     let result: unknown;
     if (action === "list") result = control.list();
-    else if (action === "install") {
+    else if (action === "install" && frame.source !== undefined) {
+      if (!control.installSkills) throw new Error("This daemon does not install skill packages");
+      result = await control.installSkills(frame.source, frame.integrity);
+    } else if (action === "install") {
       if (!frame.path) throw new Error("install needs a path");
       result = await control.install(frame.path);
     } else {

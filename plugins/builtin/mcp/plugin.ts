@@ -25,6 +25,7 @@ import {
   type McpServerInfo,
 } from "./connection.ts";
 import { MAX_RESULT_CHARS } from "./tools.ts";
+import { argsSchema, errorsAsResults } from "../tool_errors.ts";
 
 /** Options of createMcpPlugin. */
 export interface McpPluginOptions {
@@ -151,23 +152,15 @@ function pluginTools(
     }
     return [found];
   };
-  const guarded =
-    (fn: (args: Record<string, unknown>, signal: AbortSignal) => Promise<string>) =>
-    async (args: Record<string, unknown>, context: { signal: AbortSignal }) => {
-      try {
-        return await fn(args, context.signal);
-      } catch (error) {
-        if (context.signal.aborted) throw error;
-        return { content: errorMessage(error), isError: true };
-      }
-    };
   return [
     {
       name: "mcp_restart_server",
       description: "Restart an MCP server (after a crash or a settings change)",
-      parameters: object({ name: { type: "string", description: "MCP server name" } }, ["name"]),
+      parameters: argsSchema({ name: { type: "string", description: "MCP server name" } }, [
+        "name",
+      ]),
       noMemory: true,
-      handler: guarded(async (args) => {
+      handler: errorsAsResults(async (args) => {
         const info = await connectionFor(String(args.name)).restart();
         return info.state === "ready"
           ? `MCP server "${info.name}" is ready; tools: ${info.tools.join(", ") || "none"}`
@@ -177,10 +170,10 @@ function pluginTools(
     {
       name: "mcp_resources",
       description: "List the resources MCP servers offer (read one with mcp_read_resource)",
-      parameters: object({ server: serverArg }, []),
+      parameters: argsSchema({ server: serverArg }, []),
       parallelSafe: true,
       noMemory: true,
-      handler: guarded(async (args, signal) => {
+      handler: errorsAsResults(async (args, signal) => {
         const lines: string[] = [];
         for (const c of pick(args.server)) {
           if (!c.info().resources) continue;
@@ -196,12 +189,12 @@ function pluginTools(
     {
       name: "mcp_read_resource",
       description: "Read one resource of an MCP server by its URI",
-      parameters: object({ server: { type: "string" }, uri: { type: "string" } }, [
+      parameters: argsSchema({ server: { type: "string" }, uri: { type: "string" } }, [
         "server",
         "uri",
       ]),
       parallelSafe: true,
-      handler: guarded(async (args, signal) => {
+      handler: errorsAsResults(async (args, signal) => {
         const client = requireClient(pick(args.server)[0]!);
         const result = await client.readResource({ uri: String(args.uri) }, { signal });
         return resourceText(result);
@@ -210,10 +203,10 @@ function pluginTools(
     {
       name: "mcp_prompts",
       description: "List the prompts MCP servers offer (get one with mcp_get_prompt)",
-      parameters: object({ server: serverArg }, []),
+      parameters: argsSchema({ server: serverArg }, []),
       parallelSafe: true,
       noMemory: true,
-      handler: guarded(async (args, signal) => {
+      handler: errorsAsResults(async (args, signal) => {
         const lines: string[] = [];
         for (const c of pick(args.server)) {
           if (!c.info().prompts) continue;
@@ -234,13 +227,13 @@ function pluginTools(
     {
       name: "mcp_get_prompt",
       description: "Get a prompt of an MCP server, filled with its arguments",
-      parameters: object({
+      parameters: argsSchema({
         server: { type: "string" },
         name: { type: "string" },
         arguments: { type: "object", additionalProperties: { type: "string" } },
       }, ["server", "name"]),
       parallelSafe: true,
-      handler: guarded(async (args, signal) => {
+      handler: errorsAsResults(async (args, signal) => {
         const client = requireClient(pick(args.server)[0]!);
         const result = await client.getPrompt({
           name: String(args.name),
@@ -256,10 +249,6 @@ function requireClient(connection: McpServerConnection) {
   const client = connection.client;
   if (!client) throw new Error(`MCP server "${connection.name}" is ${connection.info().state}`);
   return client;
-}
-
-function object(properties: Record<string, unknown>, required: string[]) {
-  return { type: "object", properties, required, additionalProperties: false };
 }
 
 function resourceText(result: ReadResourceResult): string {
