@@ -43,8 +43,8 @@ Deno.test("main.ts plugin install echo.hmap installs a plugin whose tool the mod
     assert.deepEqual(names.sort(), [
       "agentcli",
       "cfgmgr",
-      "clawhubadapter",
       "changes",
+      "clawhubadapter",
       "cli",
       "cmd",
       "echo",
