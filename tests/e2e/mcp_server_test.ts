@@ -70,7 +70,10 @@ Deno.test("The SDK client on `homeagent mcp` recalls a fact committed in chat, a
     onprogress: (p: { message?: string }) => progress.push(p.message ?? ""),
   });
   assert.equal(text(answered), "Hello from the agent");
-  assert.ok(progress.includes("stage pre_action"), progress.join(", "));
+  // Each step went out before the reply. (The SDK client drops a progress notification that
+  // arrives in the same read as the response, so under load only the first ones may show.)
+  assert.equal(progress[0], "stage on_input", progress.join(", "));
+  assert.ok(progress.every((p) => /^(stage \w+|calling \w+)$/.test(p)), progress.join(", "));
   const bad = await client.callTool({ name: "memory_recall", arguments: { keywords: "x" } });
   assert.equal(bad.isError, true);
   assert.match(text(bad), /Invalid arguments/);
