@@ -35,6 +35,7 @@ import {
   installBundledAdapters,
   luaAdapterLimits,
   LuaAdapterRuntime,
+  luaGlueFile,
   parseLogLevel,
   registerLuaAdapterDefaults,
   systemClock,
@@ -83,7 +84,6 @@ import {
   DaemonIndex,
   daemonIndexDir,
   type DaemonTarget,
-  defaultImportMap,
   formatFindings,
   HomeSkills,
   installService,
@@ -96,6 +96,7 @@ import {
   pluginCommandOnline,
   type PluginHealth,
   PluginRegistry,
+  pluginRuntime,
   processLaunchFacts,
   PROGRAM,
   readHmap,
@@ -284,10 +285,13 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
   // Lua adapters (docs/adapters.md): bundled scripts copied to <home>/adapters, edits there win.
   const adapterDir = join(paths.root, "adapters");
   await installBundledAdapters(adapterDir, bundledAdapters, logger);
+  // wasmoon reads its wasm from a file, which a bundle or a compiled binary carries inside.
+  const luaWasm = await luaGlueFile(paths.run);
   const lua = new LuaAdapterRuntime({
     logger: logger.child({ component: "lua" }),
     dir: adapterDir,
     ...luaAdapterLimits(registry),
+    wasmPath: luaWasm,
   });
   const usage = new SqliteUsageStore({ path: join(paths.root, "usage.db") });
   // Kernel notices (L4) need the agent, built after the providers and the memory tiers.
@@ -374,7 +378,9 @@ async function serve(home: string, hostFlag?: string, portFlag?: string): Promis
     pluginsDir: paths.plugins,
     kernelVersion: denoJson.version,
     env,
-    importMap: defaultImportMap(),
+    // The deno and SDK for Deno plugins, whether this is the checkout, a bundle or a binary.
+    ...await pluginRuntime({ runDir: paths.run, execPath: Deno.execPath(), env }),
+    luaWasmPath: luaWasm,
     services: memoryPluginServices(memory),
   });
   const mcp = mcpPlugin(registry, agent);

@@ -18,6 +18,7 @@ export {
   shellQuote,
 } from "./builtin/cli/command_name.ts";
 export {
+  BUNDLE_FLAGS,
   DAEMON_PERMISSIONS,
   installService,
   serviceCommand,

@@ -22,3 +22,4 @@ export {
   LuaVm,
   type LuaVmOptions,
 } from "./vm.ts";
+export { LUA_GLUE_FILE, luaGlueFile } from "./glue.ts";

@@ -39,6 +39,10 @@ export interface LoaderOptions {
   settings: SettingsDefiner;
   env?: Record<string, string | undefined>;
   importMap?: string;
+  /** The deno that runs Deno plugins; null when there is none. Default Deno.execPath(). */
+  denoPath?: string | null;
+  /** wasmoon's glue.wasm for Lua plugins; default the package's file. */
+  luaWasmPath?: string;
   callTimeoutMs?: number;
   /** Bounds of a subprocess plugin's channels. */
   limits?: Partial<ChannelLimits>;
@@ -94,6 +98,7 @@ export async function loadInstalled(
         instructionLimit: options.luaInstructionLimit,
         timeLimitMs: options.luaTimeLimitMs,
         memoryLimitBytes: options.luaMemoryLimitBytes,
+        wasmPath: options.luaWasmPath,
         onCrash: (reason) => options.onCrash(plugin, reason),
       });
       return { ...base, plugin, memory: () => plugin.memoryBytes() };
@@ -137,6 +142,7 @@ async function loadSubprocess(
     dataDir,
     env: options.env,
     importMap: options.importMap,
+    denoPath: options.denoPath,
   });
   const plugin = createSubprocessPlugin({
     manifest,

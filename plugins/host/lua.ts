@@ -44,6 +44,8 @@ export interface LuaPluginOptions {
   fetch?: typeof fetch;
   /** The worker died after start (budget watchdog, memory, crash): the registry restarts it. */
   onCrash?: (reason: string) => void;
+  /** wasmoon's glue.wasm (a bundle writes its own copy out); default the package's file. */
+  wasmPath?: string;
 }
 
 /** A Lua plugin, with what its VM holds. */
@@ -77,6 +79,7 @@ export function createLuaPlugin(options: LuaPluginOptions): LuaPlugin {
           memoryBytes: options.memoryLimitBytes ?? LUA_MEMORY_LIMIT_BYTES,
         },
         wallMs: LUA_WALL_MS,
+        wasmPath: options.wasmPath,
         onRequest: requests,
         onLog: (level, message) => {
           const fn = level === "debug" || level === "warn" || level === "error" ? level : "info";

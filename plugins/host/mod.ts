@@ -18,6 +18,7 @@ export {
 export { type PluginServices } from "./api.ts";
 export { registerPluginDefaults } from "./settings.ts";
 export { defaultImportMap, pluginCommand } from "./permissions.ts";
+export { type PluginRuntime, pluginRuntime, type PluginRuntimeOptions } from "./runtime.ts";
 export { buildHmap, HMAP_MAX_BYTES, type HmapPackage, readHmap, readZipFiles } from "./hmap.ts";
 export { placeHmap, recoverInstalls, removeInstalled } from "./install.ts";
 export { type PermissionReview, reviewManifest } from "./review.ts";

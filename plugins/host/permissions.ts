@@ -45,8 +45,8 @@ export interface PluginCommandOptions {
   dataDir: string;
   /** The daemon's environment; only variables the manifest declares are passed on. */
   env?: Record<string, string | undefined>;
-  /** The Deno binary; default Deno.execPath(). */
-  denoPath?: string;
+  /** The Deno binary; null when there is none (pluginRuntime); default Deno.execPath(). */
+  denoPath?: string | null;
   /** Import map giving `@homeagent/plugin-sdk`; omitted when not a local file. */
   importMap?: string;
 }
@@ -100,6 +100,14 @@ export function pluginCommand(manifest: Manifest, options: PluginCommandOptions)
   const denoDir = options.env?.DENO_DIR;
   if (!SCRIPT.test(entry)) {
     return { command: entry, args: [], cwd: dir, env, sandboxed: false };
+  }
+  if (options.denoPath === null) {
+    throw new PluginError(
+      name,
+      `Cannot start plugin "${name}": it runs on Deno, and this compiled homeagent found no ` +
+        `deno to run it with; install Deno 2 (\`npm install -g deno\`, or from deno.com) or ` +
+        `set HOMEAGENT_DENO to its path (docs/operations.md)`,
+    );
   }
   if (denoDir) env.DENO_DIR = denoDir; // share the module cache: start-up stays fast
   // The SDK's folder (public code) is readable, since the plugin's graph imports it from there.

@@ -84,8 +84,16 @@ export interface PluginRegistryOptions {
   backoffMs?: number[];
   crashWindowMs?: number;
   maxCrashes?: number;
-  /** Import map giving `@homeagent/plugin-sdk` to TypeScript plugins. */
+  /** Import map giving `@homeagent/plugin-sdk` to TypeScript plugins (pluginRuntime). */
   importMap?: string;
+  /**
+   * The deno that runs Deno plugins (pluginRuntime); null when there is none (a compiled
+   * homeagent on a machine without deno: such plugins fail to start, saying so). Default
+   * Deno.execPath().
+   */
+  denoPath?: string | null;
+  /** wasmoon's glue.wasm for Lua plugins; default the package's file. */
+  luaWasmPath?: string;
   /** Lua budgets; default the `core.plugins.lua.*` settings. */
   luaInstructionLimit?: number;
   luaTimeLimitMs?: number;
@@ -182,6 +190,8 @@ export class PluginRegistry {
       settings: this.#settings,
       env: o.env,
       importMap: o.importMap,
+      denoPath: o.denoPath,
+      luaWasmPath: o.luaWasmPath,
       callTimeoutMs: o.callTimeoutMs,
       limits: o.limits,
       graceMs: o.graceMs,

@@ -134,6 +134,12 @@ export interface ServiceSpec {
 }
 
 /**
+ * The deno flags a bundle runs with in place of deno.json's: its unstable features (raw imports
+ * are inlined by the bundler, so only the request-signal behaviour the web routes expect).
+ */
+export const BUNDLE_FLAGS = ["--no-config", "--unstable-no-legacy-abort"];
+
+/**
  * The `serve` command line for how this program is installed: the compiled binary itself; deno
  * running the bundle (no config: a deno.json near the bundle must not change it); or deno
  * running the checkout's main.ts with its deno.json, as `deno task start` does.
@@ -143,7 +149,14 @@ export function serviceCommand(facts: LaunchFacts): string[] {
     case "compiled":
       return [facts.execPath, "serve"];
     case "bundle":
-      return [facts.execPath, "run", "--no-config", ...DAEMON_PERMISSIONS, facts.bundle!, "serve"];
+      return [
+        facts.execPath,
+        "run",
+        ...BUNDLE_FLAGS,
+        ...DAEMON_PERMISSIONS,
+        facts.bundle!,
+        "serve",
+      ];
     case "checkout":
       return [
         facts.execPath,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  BUNDLE_FLAGS,
   DAEMON_PERMISSIONS,
   installService,
   type LaunchFacts,
@@ -97,6 +98,7 @@ Deno.test("serviceCommand runs what is installed: the binary, the bundle without
     "/opt/deno/bin/deno",
     "run",
     "--no-config",
+    "--unstable-no-legacy-abort",
     ...DAEMON_PERMISSIONS,
     "/opt/ha/homeagent.js",
     "serve",
@@ -114,6 +116,11 @@ Deno.test("serviceCommand runs what is installed: the binary, the bundle without
 Deno.test("The service runs the daemon with the permissions of `deno task start`", () => {
   const start = denoJson.tasks.start.split(" ");
   assert.deepEqual(start.filter((word) => word.startsWith("--allow-")), DAEMON_PERMISSIONS);
+});
+
+Deno.test("A bundle runs with deno.json's unstable features as flags (raw imports are inlined)", () => {
+  const wanted = denoJson.unstable.filter((f) => f !== "raw-imports").map((f) => `--unstable-${f}`);
+  assert.deepEqual(BUNDLE_FLAGS.filter((flag) => flag.startsWith("--unstable-")), wanted);
 });
 
 Deno.test("installService writes the unit 0644 and a new environment file 0600; a reinstall keeps the keys", async () => {

@@ -1,0 +1,201 @@
+/**
+ * `deno task bundle [--out DIR] [--json]`: the whole program as one JavaScript file,
+ * `dist/homeagent.js`, that runs anywhere Deno 2 runs: `deno run -A dist/homeagent.js serve`
+ * from any folder, with no node_modules, no deno.json and no network. Embedded: the web UI, the
+ * Wasm modules (hot loops, jieba with its dictionary, wasmoon's glue), the Lua scripts and the
+ * plugin SDK that Deno plugins import. Left beside it: onnxruntime-web's 14 MB wasm, in
+ * `dist/onnxruntime/`, read only when an ONNX model is configured (docs/operations.md).
+ * Development tools (playwright, esbuild, assemblyscript, binaryen) fail the build if reached.
+ */
+// deno-lint-ignore-file no-console
+import * as esbuild from "esbuild";
+import { builtinModules } from "node:module";
+import { dirname, join, relative } from "node:path";
+import { parseArgs } from "node:util";
+
+const ROOT = join(dirname(new URL(import.meta.url).pathname), "..");
+
+/** Packages the program must never carry: the build fails when one is imported. */
+const DEV_ONLY = ["playwright-core", "esbuild", "assemblyscript", "binaryen"];
+
+/** The onnxruntime-web file a bundle reads from beside itself. */
+export const ORT_WASM = "ort-wasm-simd-threaded.wasm";
+
+/** What buildBundle wrote. */
+export interface BundleResult {
+  /** The bundle file. */
+  file: string;
+  bytes: number;
+  /** The files left beside it (onnxruntime-web's wasm). */
+  sidecars: { file: string; bytes: number }[];
+  /** Bytes of the bundle by origin: a package name, or the program's own top-level folder. */
+  inputs: Record<string, number>;
+}
+
+/**
+ * CommonJS packages (wasmoon, jieba's node build, zod's helpers) expect `require`,
+ * `__filename` and `__dirname`, which an ES module has not.
+ */
+const BANNER = `import { createRequire as __homeagentCreateRequire } from "node:module";
+const require = __homeagentCreateRequire(import.meta.url);
+const __filename = import.meta.filename ?? new URL(import.meta.url).pathname;
+const __dirname = import.meta.dirname ?? new URL(".", import.meta.url).pathname;`;
+
+/**
+ * onnxruntime-web's wasm, read from beside the bundle the first time an ONNX model loads (a
+ * compiled binary carries it with --include). Not embedded: it is 14 MB, for an optional model.
+ */
+const ORT_LOADER = `const url = new URL("./onnxruntime/${ORT_WASM}", import.meta.url);
+let bytes;
+try {
+  bytes = Deno.readFileSync(url);
+} catch (error) {
+  throw new Error(
+    "onnxruntime-web's wasm is not beside this program (expected " + url.pathname + "): copy " +
+      "the onnxruntime/ folder that deno task bundle wrote next to homeagent.js (docs/operations.md)",
+    { cause: error },
+  );
+}
+export default bytes;`;
+
+/** Base64 to bytes: Uint8Array.fromBase64 where the runtime has it (Deno 2.5+), else atob. */
+const FROM_BASE64 =
+  `(Uint8Array.fromBase64 ?? ((s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0))))`;
+
+function encodeBase64(bytes: Uint8Array): string {
+  return (bytes as Uint8Array & { toBase64(): string }).toBase64();
+}
+
+/** Build dist/homeagent.js (or `outDir`/homeagent.js) and its onnxruntime/ folder. */
+export async function buildBundle(outDir = join(ROOT, "dist")): Promise<BundleResult> {
+  try {
+    const sdk = await bundleSdk();
+    const result = await esbuild.build({
+      entryPoints: [join(ROOT, "main.ts")],
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "es2022",
+      conditions: ["deno", "import", "module"],
+      external: ["node:*"],
+      banner: { js: BANNER },
+      minify: true,
+      keepNames: true, // error classes name themselves after their constructor
+      legalComments: "eof",
+      metafile: true,
+      write: false,
+      logLevel: "silent",
+      plugins: [programPlugin(sdk)],
+    });
+    const out = result.outputFiles[0]!;
+    await Deno.mkdir(join(outDir, "onnxruntime"), { recursive: true });
+    const file = join(outDir, "homeagent.js");
+    await Deno.writeFile(file, out.contents);
+    const ort = join(outDir, "onnxruntime", ORT_WASM);
+    await Deno.copyFile(join(ROOT, "node_modules/onnxruntime-web/dist", ORT_WASM), ort);
+    return {
+      file,
+      bytes: out.contents.length,
+      sidecars: [{ file: ort, bytes: (await Deno.stat(ort)).size }],
+      inputs: byOrigin(Object.values(result.metafile.outputs)[0]!.inputs),
+    };
+  } finally {
+    await esbuild.stop();
+  }
+}
+
+/** The plugin SDK as one self-contained ES module (what `@homeagent/plugin-sdk` maps to). */
+async function bundleSdk(): Promise<string> {
+  const result = await esbuild.build({
+    entryPoints: [join(ROOT, "plugins/sdk/mod.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    write: false,
+    logLevel: "silent",
+  });
+  return result.outputFiles[0]!.text;
+}
+
+/** Resolution the way deno.json maps it, plus what only a bundle does differently. */
+function programPlugin(sdk: string): esbuild.Plugin {
+  return {
+    name: "homeagent",
+    async setup(build) {
+      const config = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json")));
+      const local = Object.entries(config.imports as Record<string, string>)
+        .filter(([name, target]) => name.startsWith("#") && target.startsWith("./"));
+      for (const [name, target] of local) {
+        const filter = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
+        build.onResolve({ filter }, () => ({ path: join(ROOT, target) }));
+      }
+      build.onResolve({ filter: new RegExp(`^onnxruntime-web/${ORT_WASM}$`) }, () => ({
+        path: ORT_WASM,
+        namespace: "homeagent-ort",
+      }));
+      build.onLoad({ filter: /.*/, namespace: "homeagent-ort" }, () => ({
+        contents: ORT_LOADER,
+        loader: "js",
+      }));
+      // A module of its own for each wasm file: esbuild's bytes loader made a dynamically
+      // imported one CommonJS, and turning a 4 MB Uint8Array into an ES module copies it one
+      // index property at a time (minutes).
+      build.onLoad({ filter: /\.wasm$/ }, async (args) => ({
+        contents: `export default ${FROM_BASE64}(${
+          JSON.stringify(encodeBase64(await Deno.readFile(args.path)))
+        });`,
+        loader: "js",
+      }));
+      build.onLoad({ filter: /plugins\/host\/sdk_bundle\.ts$/ }, () => ({
+        contents: `export const SDK_BUNDLE = ${JSON.stringify(sdk)};`,
+        loader: "js",
+      }));
+      // Packages written for Node import its built-ins bare (wasmoon: `import("module")`);
+      // Deno wants the `node:` prefix (deno compile refuses the bare name).
+      const bare = builtinModules.filter((name) => !name.startsWith("node:"));
+      const builtins = new RegExp(`^(${bare.join("|").replaceAll("/", "\\/")})$`);
+      build.onResolve(
+        { filter: builtins },
+        (args) => ({ path: `node:${args.path}`, external: true }),
+      );
+      const dev = new RegExp(`^(${DEV_ONLY.join("|")})(/|$)`);
+      build.onResolve({ filter: dev }, (args) => ({
+        errors: [{ text: `"${args.path}" is a development tool; the program must not import it` }],
+      }));
+    },
+  };
+}
+
+function byOrigin(inputs: Record<string, { bytesInOutput: number }>): Record<string, number> {
+  const sizes: Record<string, number> = {};
+  for (const [path, input] of Object.entries(inputs)) {
+    const inPackage = /node_modules\/(?:\.deno\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/
+      .exec(path);
+    const origin = inPackage?.[1] ?? relative(ROOT, join(ROOT, path)).split("/")[0]!;
+    sizes[origin] = (sizes[origin] ?? 0) + input.bytesInOutput;
+  }
+  return Object.fromEntries(Object.entries(sizes).sort((a, b) => b[1] - a[1]));
+}
+
+/** `1234567` as `1.23 MB`. */
+export function megabytes(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(2)} MB`;
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { out: { type: "string" }, json: { type: "boolean" } },
+  });
+  const result = await buildBundle(values.out);
+  if (values.json) console.log(JSON.stringify(result, null, 2));
+  else {
+    console.log(`wrote ${result.file} (${megabytes(result.bytes)})`);
+    for (const side of result.sidecars) {
+      console.log(`wrote ${side.file} (${megabytes(side.bytes)})`);
+    }
+    const top = Object.entries(result.inputs).slice(0, 8);
+    console.log(`largest parts: ${top.map(([k, v]) => `${k} ${megabytes(v)}`).join(", ")}`);
+  }
+}

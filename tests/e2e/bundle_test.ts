@@ -1,0 +1,93 @@
+/**
+ * The one-file build (issue 20): `deno task bundle` makes dist/homeagent.js, and that file alone,
+ * copied to a folder outside the tree, serves with an empty DENO_DIR and no network (a network
+ * namespace with only loopback, where the machine allows one): the web page, an LLM source
+ * through a Lua adapter, and a sandboxed subprocess plugin whose SDK comes from the bundle.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+async function output(command: string, args: string[], cwd = ROOT) {
+  const out = await new Deno.Command(command, { args, cwd, stdout: "piped", stderr: "piped" })
+    .output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}
+
+/** `unshare -n` with loopback up works here (root, or unprivileged user namespaces). */
+async function canIsolate(): Promise<boolean> {
+  try {
+    const probe = await output("unshare", ["-n", "sh", "-c", "ip link set lo up"]);
+    return probe.code === 0;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("The bundle serves from an empty folder with no network: web page, Lua adapter, subprocess plugin", async () => {
+  const place = await Deno.makeTempDir({ prefix: "homeagent-bundle-" });
+  try {
+    const built = await output(Deno.execPath(), [
+      "run",
+      "-A",
+      ".ci/bundle.ts",
+      "--out",
+      join(place, "dist"),
+      "--json",
+    ]);
+    assert.equal(built.code, 0, built.stderr);
+    const result = JSON.parse(built.stdout);
+    for (const dev of ["playwright-core", "esbuild", "assemblyscript", "binaryen"]) {
+      assert.equal(result.inputs[dev], undefined, `${dev} is in the bundle`);
+    }
+    for (const part of ["jieba-wasm", "wasmoon", "web", "adapters", "wasm"]) {
+      assert.ok(result.inputs[part] > 0, `${part} is not in the bundle`);
+    }
+    assert.equal(result.sidecars.length, 1, "only onnxruntime's wasm stays outside");
+    // Only the one file goes where it runs.
+    await Deno.mkdir(join(place, "app"));
+    const bundle = join(place, "app", "homeagent.js");
+    await Deno.copyFile(result.file, bundle);
+
+    const scenario = [
+      Deno.execPath(),
+      "run",
+      "-A",
+      join(ROOT, "tests/e2e/_bundle_scenario.ts"),
+      bundle,
+      place,
+      join(place, "dist", "onnxruntime"),
+    ];
+    // Where no network namespace can be made, the empty DENO_DIR still shows that nothing was
+    // fetched (checked below), and the fake LLM is on loopback either way.
+    const isolated = await canIsolate();
+    const ran = isolated
+      ? await output("unshare", [
+        "-n",
+        "sh",
+        "-c",
+        'ip link set lo up && exec "$@"',
+        "sh",
+        ...scenario,
+      ])
+      : await output(scenario[0]!, scenario.slice(1));
+    assert.equal(ran.code, 0, ran.stderr);
+    const seen = JSON.parse(ran.stdout);
+    assert.equal(seen.pageHasApp, true, "the web page");
+    assert.ok(seen.appJsBytes > 50_000, "the UI bundle");
+    assert.equal(seen.chat.status, "ok", JSON.stringify(seen.chat));
+    assert.equal(seen.chat.text, "the plugin said: echo: 你好 bundle");
+    assert.equal(seen.llmRequests, 2, "a tool call and the answer, through lua:openai");
+    assert.ok(seen.plugins.includes("echo:running"), seen.plugins.join(", "));
+    assert.equal(seen.sdkWritten, true);
+    assert.equal(seen.exitCode, 0);
+    assert.deepEqual(seen.errors, []);
+    assert.deepEqual(seen.downloaded, [], "DENO_DIR got packages or remote modules");
+    assert.deepEqual(seen.withoutOrt, { space: "hash-ngram:v1:512", said: true });
+    assert.match(seen.withOrt, /^onnx\/tiny@[0-9a-f]{12}:v1:2$/);
+  } finally {
+    await Deno.remove(place, { recursive: true });
+  }
+});
