@@ -70,7 +70,9 @@ export function createLuaPlugin(options: LuaPluginOptions): LuaPlugin {
         }
         return channel.call(entry, args, label);
       });
-      const opened = await LuaChannel.open({
+      // Set once open resolves: a worker that dies while starting has no channel to clear yet.
+      let opened: LuaChannel | undefined = undefined;
+      const open = await LuaChannel.open({
         plugin: name,
         clock: options.clock,
         limits: {
@@ -86,17 +88,18 @@ export function createLuaPlugin(options: LuaPluginOptions): LuaPlugin {
           sdk.logger[fn](message, { stream: "lua" });
         },
         onDeath: (reason) => {
-          if (channel === opened) channel = undefined;
+          if (opened !== undefined && channel === opened) channel = undefined;
           if (started) options.onCrash?.(`Lua plugin "${name}" ${reason}`);
         },
       });
-      channel = opened;
+      opened = open;
+      channel = open;
       try {
-        await opened.call("load", [options.source], "main.lua");
-        await opened.call("start", [], "start()");
+        await open.call("load", [options.source], "main.lua");
+        await open.call("start", [], "start()");
         started = true;
       } catch (error) {
-        opened.close();
+        open.close();
         channel = undefined;
         throw error;
       }
