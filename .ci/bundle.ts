@@ -2,15 +2,18 @@
  * `deno task bundle [--out DIR] [--json]`: the whole program as one JavaScript file,
  * `dist/homeagent.js`, that runs anywhere Deno 2 runs: `deno run -A dist/homeagent.js serve`
  * from any folder, with no node_modules, no deno.json and no network. Embedded: the web UI, the
- * Wasm modules (hot loops, jieba with its dictionary, wasmoon's glue), the Lua scripts and the
- * plugin SDK that Deno plugins import. Left beside it: onnxruntime-web's 14 MB wasm, in
- * `dist/onnxruntime/`, read only when an ONNX model is configured (docs/operations.md).
+ * Wasm modules (hot loops, jieba with its dictionary, wasmoon's glue), the Lua scripts, the
+ * Lua plugins' worker and the plugin SDK that Deno plugins import. Left beside it: onnxruntime-web's
+ * 14 MB wasm in `dist/onnxruntime/`, read only when an ONNX model is configured, and node-pty's
+ * native binding for this platform in `dist/node_modules/`, loaded by the first terminal
+ * (docs/operations.md).
  * Development tools (playwright, esbuild, assemblyscript, binaryen) fail the build if reached.
  */
 // deno-lint-ignore-file no-console
 import * as esbuild from "esbuild";
 import { builtinModules } from "node:module";
 import { dirname, join, relative } from "node:path";
+import process from "node:process";
 import { parseArgs } from "node:util";
 
 const ROOT = join(dirname(new URL(import.meta.url).pathname), "..");
@@ -33,13 +36,21 @@ export interface BundleResult {
 }
 
 /**
- * CommonJS packages (wasmoon, jieba's node build, zod's helpers) expect `require`,
- * `__filename` and `__dirname`, which an ES module has not.
+ * CommonJS packages (wasmoon, node-pty) expect `require`, `__filename` and `__dirname`, which an
+ * ES module has not. A worker started from a blob: URL has no file of its own; it resolves from
+ * a made-up one (it requires built-ins only).
  */
 const BANNER = `import { createRequire as __homeagentCreateRequire } from "node:module";
-const require = __homeagentCreateRequire(import.meta.url);
-const __filename = import.meta.filename ?? new URL(import.meta.url).pathname;
-const __dirname = import.meta.dirname ?? new URL(".", import.meta.url).pathname;`;
+const __homeagentSelf = import.meta.url.startsWith("file:") ? import.meta.url : "file:///homeagent/worker.js";
+const require = __homeagentCreateRequire(__homeagentSelf);
+const __filename = new URL(__homeagentSelf).pathname;
+const __dirname = new URL(".", __homeagentSelf).pathname;`;
+
+/**
+ * The worker starts from a blob: URL, which wasmoon would take for its file (it prefers
+ * `location` to `__filename` inside a worker): hide `location` from the worker's module.
+ */
+const WORKER_BANNER = `${BANNER}\nconst location = undefined;`;
 
 /**
  * onnxruntime-web's wasm, read from beside the bundle the first time an ONNX model loads (a
@@ -66,42 +77,80 @@ function encodeBase64(bytes: Uint8Array): string {
   return (bytes as Uint8Array & { toBase64(): string }).toBase64();
 }
 
-/** Build dist/homeagent.js (or `outDir`/homeagent.js) and its onnxruntime/ folder. */
+/** How the program and its worker are built (the same resolution, banner and output). */
+const PROGRAM_BUILD = {
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "es2022",
+  conditions: ["deno", "import", "module"],
+  external: ["node:*"],
+  banner: { js: BANNER },
+  minify: true,
+  keepNames: true, // error classes name themselves after their constructor
+  legalComments: "eof",
+  metafile: true,
+  write: false,
+  logLevel: "silent",
+} satisfies esbuild.BuildOptions;
+
+/** Build dist/homeagent.js (or `outDir`/homeagent.js) and what stays beside it. */
 export async function buildBundle(outDir = join(ROOT, "dist")): Promise<BundleResult> {
   try {
-    const sdk = await bundleSdk();
+    const carried = {
+      SDK_BUNDLE: await bundleSdk(),
+      LUA_WORKER_BUNDLE: (await esbuild.build({
+        ...PROGRAM_BUILD,
+        entryPoints: [join(ROOT, "plugins/host/lua_worker.ts")],
+        banner: { js: WORKER_BANNER },
+        plugins: [programPlugin({})],
+      })).outputFiles![0]!.text,
+    };
     const result = await esbuild.build({
+      ...PROGRAM_BUILD,
       entryPoints: [join(ROOT, "main.ts")],
-      bundle: true,
-      format: "esm",
-      platform: "node",
-      target: "es2022",
-      conditions: ["deno", "import", "module"],
-      external: ["node:*"],
-      banner: { js: BANNER },
-      minify: true,
-      keepNames: true, // error classes name themselves after their constructor
-      legalComments: "eof",
-      metafile: true,
-      write: false,
-      logLevel: "silent",
-      plugins: [programPlugin(sdk)],
+      plugins: [programPlugin(carried)],
     });
-    const out = result.outputFiles[0]!;
-    await Deno.mkdir(join(outDir, "onnxruntime"), { recursive: true });
+    const out = result.outputFiles![0]!;
+    await Deno.mkdir(outDir, { recursive: true });
     const file = join(outDir, "homeagent.js");
     await Deno.writeFile(file, out.contents);
-    const ort = join(outDir, "onnxruntime", ORT_WASM);
-    await Deno.copyFile(join(ROOT, "node_modules/onnxruntime-web/dist", ORT_WASM), ort);
     return {
       file,
       bytes: out.contents.length,
-      sidecars: [{ file: ort, bytes: (await Deno.stat(ort)).size }],
-      inputs: byOrigin(Object.values(result.metafile.outputs)[0]!.inputs),
+      sidecars: await writeSidecars(outDir),
+      inputs: byOrigin(Object.values(result.metafile!.outputs)[0]!.inputs),
     };
   } finally {
     await esbuild.stop();
   }
+}
+
+/**
+ * onnxruntime's wasm, and node-pty's binding for this platform where the checkout has it (a
+ * bundle's `require` looks in the node_modules/ beside it).
+ */
+async function writeSidecars(outDir: string): Promise<{ file: string; bytes: number }[]> {
+  const copies: [string, string][] = [
+    [join(ROOT, "node_modules/onnxruntime-web/dist", ORT_WASM), join("onnxruntime", ORT_WASM)],
+  ];
+  const pty = `@lydell/node-pty-${process.platform}-${process.arch}`;
+  const packages = join(ROOT, "node_modules/.deno");
+  for (const entry of await Array.fromAsync(Deno.readDir(packages))) {
+    if (!entry.name.startsWith(`${pty.replace("/", "+")}@`)) continue;
+    const from = join(packages, entry.name, "node_modules", pty);
+    for (const name of ["package.json", "pty.node"]) {
+      copies.push([join(from, name), join("node_modules", pty, name)]);
+    }
+  }
+  const written = [];
+  for (const [from, to] of copies) {
+    const file = join(outDir, to);
+    await Deno.mkdir(dirname(file), { recursive: true });
+    await Deno.copyFile(from, file);
+    written.push({ file, bytes: (await Deno.stat(file)).size });
+  }
+  return written;
 }
 
 /** The plugin SDK as one self-contained ES module (what `@homeagent/plugin-sdk` maps to). */
@@ -119,7 +168,7 @@ async function bundleSdk(): Promise<string> {
 }
 
 /** Resolution the way deno.json maps it, plus what only a bundle does differently. */
-function programPlugin(sdk: string): esbuild.Plugin {
+function programPlugin(carried: Record<string, string>): esbuild.Plugin {
   return {
     name: "homeagent",
     async setup(build) {
@@ -147,8 +196,9 @@ function programPlugin(sdk: string): esbuild.Plugin {
         });`,
         loader: "js",
       }));
-      build.onLoad({ filter: /plugins\/host\/sdk_bundle\.ts$/ }, () => ({
-        contents: `export const SDK_BUNDLE = ${JSON.stringify(sdk)};`,
+      build.onLoad({ filter: /plugins\/host\/bundled\.ts$/ }, () => ({
+        contents: Object.entries(carried)
+          .map(([name, text]) => `export const ${name} = ${JSON.stringify(text)};`).join("\n"),
         loader: "js",
       }));
       // Packages written for Node import its built-ins bare (wasmoon: `import("module")`);

@@ -14,7 +14,19 @@ import {
   PluginError,
   type TimerHandle,
 } from "../../core/mod.ts";
+import { LUA_WORKER_BUNDLE } from "./bundled.ts";
 import { type HostMessage, type LuaEntry, WorkerMessage } from "./lua_wire.ts";
+
+let bundledWorker: string | undefined;
+
+/** The worker module: its file in the source tree; in a bundle, the copy the bundle carries. */
+function workerUrl(): string {
+  if (LUA_WORKER_BUNDLE === undefined) return new URL("./lua_worker.ts", import.meta.url).href;
+  bundledWorker ??= URL.createObjectURL(
+    new Blob([LUA_WORKER_BUNDLE], { type: "text/javascript" }),
+  );
+  return bundledWorker;
+}
 
 /** How long a worker may take to load wasmoon and its VM. */
 const SPAWN_TIMEOUT_MS = 15_000;
@@ -62,7 +74,7 @@ export class LuaChannel {
     const { timeMs } = options.limits;
     // Wide enough that a busy machine delaying the VM's own stop does not end a healthy VM.
     this.#watchMs = timeMs + Math.max(200, Math.ceil(timeMs / 4));
-    this.#worker = new Worker(new URL("./lua_worker.ts", import.meta.url).href, { type: "module" });
+    this.#worker = new Worker(workerUrl(), { type: "module" });
     this.#worker.onmessage = (event) => this.#receive(event.data);
     this.#worker.onerror = (event) => {
       event.preventDefault();

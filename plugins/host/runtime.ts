@@ -6,7 +6,7 @@
  */
 import { basename, delimiter, join } from "node:path";
 import { defaultImportMap } from "./permissions.ts";
-import { SDK_BUNDLE } from "./sdk_bundle.ts";
+import { SDK_BUNDLE } from "./bundled.ts";
 
 /** The plugin runtime for PluginRegistry's `importMap` and `denoPath`. */
 export interface PluginRuntime {

@@ -2,7 +2,8 @@
  * What tests/e2e/bundle_test.ts runs, inside a network namespace of its own when the machine
  * allows one: the bundled daemon started from an empty folder with an empty DENO_DIR, a fake
  * OpenAI server on this namespace's loopback reached through the Lua `openai` adapter, the
- * example `echo` subprocess plugin called as a tool, the web page, and `status` over the socket;
+ * example `echo` subprocess plugin and `luademo` Lua plugin called as tools, a terminal (node-pty's
+ * binding from beside the bundle), the web page, and `status` over the socket;
  * then an ONNX model, first without onnxruntime's wasm beside the bundle, then with it (ORT).
  * Prints one JSON object of what it saw; the test judges it.
  *
@@ -20,12 +21,17 @@ const empty = join(place, "empty");
 await Deno.mkdir(empty, { recursive: true });
 await Deno.mkdir(join(place, "deno-dir"), { recursive: true });
 await copyFixture(join(home, "plugins"), "echo");
+await copyFixture(join(home, "plugins"), "luademo");
 
-/** The fake model: call echo_say once, then answer with what the tool returned. */
+/** The fake model: call a tool of each plugin, then answer with what they returned. */
 function script(request: FakeRequest) {
-  const tool = request.body.messages.find((m) => m.role === "tool");
-  if (tool) return reply.text(`the plugin said: ${tool.content}`);
-  return reply.toolCalls([{ name: "echo_say", arguments: { text: "你好 bundle" } }]);
+  const results = request.body.messages.filter((m) => m.role === "tool").map((m) => m.content);
+  if (results.length > 0) return reply.text(`the plugins said: ${results.join(" | ")}`);
+  return reply.toolCalls([
+    { name: "echo_say", arguments: { text: "你好 bundle" } },
+    { name: "lua_greet", arguments: { who: "bundle" } },
+    { name: "terminal_create", arguments: { command: "true" } },
+  ]);
 }
 
 await using llm = startFakeOpenAI({ fallback: script });

@@ -74,3 +74,13 @@ Deno.test("A compiled homeagent runs Deno plugins with the deno it finds, in the
     /^Cannot start plugin "echo": it runs on Deno, and this compiled homeagent found no deno .*install Deno 2 .* or set HOMEAGENT_DENO/,
   );
 });
+
+Deno.test("Lua plugins load wasmoon from the glue file they are given; a worker that cannot start fails its plugin, not the daemon", async () => {
+  await using h = await createHarness(["luademo"], { luaWasmPath: "/nonexistent/glue.wasm" });
+  const info = h.registry.info("luademo");
+  assert.equal(info.state, "failed");
+  assert.match(
+    info.error!,
+    /Lua plugin "luademo" its VM did not start: .*\/nonexistent\/glue\.wasm/,
+  );
+});
