@@ -1,15 +1,15 @@
 /** The OpenAI chat-completions wire format: request bodies and the parsing of answers. */
 import { z } from "zod";
-import {
-  type ChatMessage,
-  type ChatRequest,
-  type ChatResponse,
-  type FinishReason,
-  type StreamEvent,
-  ToolCallAccumulator,
-  type Usage,
+import type {
+  ChatMessage,
+  ChatRequest,
+  ChatResponse,
+  FinishReason,
+  StreamEvent,
+  Usage,
 } from "../core/mod.ts";
 import { parseJson, type SourceFailures } from "./_http.ts";
+import { StreamAssembler } from "./_stream_assembler.ts";
 
 /** The JSON body of `POST /chat/completions`. */
 export function openaiBody(model: string, request: ChatRequest, stream: boolean) {
@@ -67,29 +67,25 @@ const WireToolCall = z.object({
   }).nullish(),
 });
 
-const WireText = {
+/** A completion's `message` or a chunk's `delta`. */
+const WirePart = z.object({
   content: z.string().nullish(),
   "reasoning_content": z.string().nullish(),
   reasoning: z.string().nullish(),
   "tool_calls": z.array(WireToolCall).nullish(),
-};
+});
+
+const finishReasonField = { "finish_reason": z.string().nullish() };
 
 const WireCompletion = z.object({
   model: z.string().nullish(),
-  choices: z.array(z.object({
-    message: z.object(WireText).nullish(),
-    finish_reason: z.string().nullish(),
-  })).nullish(),
+  choices: z.array(z.object({ message: WirePart.nullish(), ...finishReasonField })).nullish(),
   usage: WireUsage.nullish(),
 });
 
-const WireChunk = z.object({
-  model: z.string().nullish(),
-  choices: z.array(z.object({
-    delta: z.object(WireText).nullish(),
-    finish_reason: z.string().nullish(),
-  })).nullish(),
-  usage: WireUsage.nullish(),
+/** A stream chunk: a completion whose choices hold a `delta`. */
+const WireChunk = WireCompletion.extend({
+  choices: z.array(z.object({ delta: WirePart.nullish(), ...finishReasonField })).nullish(),
 });
 
 /** Parse a non-streamed answer body. Throws ProviderError (malformed, or the reported error). */
@@ -105,36 +101,23 @@ export function parseCompletion(
   if (!parsed.success || !choice?.message) {
     throw failures.malformed("an answer without a message", text);
   }
-  const message = choice.message;
-  const accumulator = new ToolCallAccumulator();
-  message.tool_calls?.forEach((call, i) => accumulator.add(toolDelta(call, i)));
-  const toolCalls = accumulator.calls();
-  const reasoning = message.reasoning_content ?? message.reasoning ?? undefined;
-  return {
-    text: message.content ?? "",
-    ...(reasoning ? { reasoning } : {}),
-    toolCalls,
-    usage: toUsage(parsed.data.usage),
-    finishReason: finishReason(choice.finish_reason, toolCalls.length > 0),
-    model: parsed.data.model ?? model,
-  };
+  const answer = new StreamAssembler(parsed.data.model ?? model, finishReason);
+  fold(answer, choice.message);
+  answer.finish(choice.finish_reason);
+  answer.usage(toUsage(parsed.data.usage));
+  return answer.response();
 }
 
 /** Folds SSE `data:` payloads of a streamed answer into events and the final response. */
 export class OpenAIStreamState {
-  #model: string;
   #failures: SourceFailures;
-  #text = "";
-  #reasoning = "";
-  #tools = new ToolCallAccumulator();
-  #usage?: Usage;
-  #finish?: string;
+  #answer: StreamAssembler;
   /** True once `data: [DONE]` arrived. */
   finished = false;
 
   constructor(model: string, failures: SourceFailures) {
-    this.#model = model;
     this.#failures = failures;
+    this.#answer = new StreamAssembler(model, finishReason);
   }
 
   /** Apply one SSE data payload; throws ProviderError for bad data or a reported error. */
@@ -148,48 +131,35 @@ export class OpenAIStreamState {
     const parsed = WireChunk.safeParse(json);
     if (!parsed.success) throw this.#failures.malformed("a stream chunk of unknown shape", data);
     const chunk = parsed.data;
+    const answer = this.#answer;
     const events: StreamEvent[] = [];
-    if (chunk.model) this.#model = chunk.model;
+    if (chunk.model) answer.model = chunk.model;
     const choice = chunk.choices?.[0];
-    const delta = choice?.delta;
-    const reasoning = delta?.reasoning_content ?? delta?.reasoning;
-    if (reasoning) {
-      this.#reasoning += reasoning;
-      events.push({ type: "reasoning_delta", text: reasoning });
-    }
-    if (delta?.content) {
-      this.#text += delta.content;
-      events.push({ type: "text_delta", text: delta.content });
-    }
-    delta?.tool_calls?.forEach((call, i) => {
-      const event = toolDelta(call, i);
-      this.#tools.add(event);
-      events.push({ type: "tool_call_delta", ...event });
-    });
-    if (choice?.finish_reason) this.#finish = choice.finish_reason;
-    const usage = toUsage(chunk.usage);
-    if (usage) {
-      this.#usage = usage;
-      events.push({ type: "usage", usage });
-    }
+    fold(answer, choice?.delta, events);
+    answer.finish(choice?.finish_reason);
+    answer.usage(toUsage(chunk.usage), events);
     return events;
   }
 
   /** The final response; throws ProviderError when the stream ended before finishing. */
   response(): ChatResponse {
-    if (!this.finished && this.#finish === undefined) {
+    if (!this.finished && !this.#answer.finishSent) {
       throw this.#failures.malformed("a stream that ended before the answer was complete");
     }
-    const toolCalls = this.#tools.calls();
-    return {
-      text: this.#text,
-      ...(this.#reasoning ? { reasoning: this.#reasoning } : {}),
-      toolCalls,
-      usage: this.#usage,
-      finishReason: finishReason(this.#finish, toolCalls.length > 0),
-      model: this.#model,
-    };
+    return this.#answer.response();
   }
+}
+
+/** A message or delta: reasoning, then text, then tool-call pieces, as the events go. */
+function fold(
+  answer: StreamAssembler,
+  part: z.infer<typeof WirePart> | null | undefined,
+  events?: StreamEvent[],
+): void {
+  if (!part) return;
+  answer.reasoning(part.reasoning_content ?? part.reasoning, events);
+  answer.text(part.content, events);
+  part.tool_calls?.forEach((call, i) => answer.toolCall(toolDelta(call, i), events));
 }
 
 function toolDelta(call: z.infer<typeof WireToolCall>, position: number) {

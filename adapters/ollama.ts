@@ -9,8 +9,6 @@ import type {
   Provider,
   SourceConfig,
   StreamEvent,
-  ToolCall,
-  Usage,
 } from "../core/mod.ts";
 import { clientTarget, type NativeClientOptions, windowOf } from "./_client.ts";
 import {
@@ -21,6 +19,7 @@ import {
   type SourceFailures,
   streamCall,
 } from "./_http.ts";
+import { StreamAssembler } from "./_stream_assembler.ts";
 
 /** Options of OllamaProvider. */
 export interface OllamaProviderOptions extends NativeClientOptions {
@@ -133,18 +132,14 @@ export class OllamaProvider implements Provider {
 
 /** Folds NDJSON lines (or the one JSON body) of an answer into events and the response. */
 class OllamaState {
-  #model: string;
   #failures: SourceFailures;
-  #text = "";
-  #reasoning = "";
-  #calls: ToolCall[] = [];
-  #usage?: Usage;
-  #reason?: string;
+  #answer: StreamAssembler;
+  #calls = 0;
   done = false;
 
   constructor(model: string, failures: SourceFailures) {
-    this.#model = model;
     this.#failures = failures;
+    this.#answer = new StreamAssembler(model, finishReason);
   }
 
   apply(text: string): StreamEvent[] {
@@ -153,32 +148,21 @@ class OllamaState {
     if (!parsed.success) throw this.#failures.malformed("a line of unknown shape", text);
     const line = parsed.data;
     if (line.error) throw this.#failures.reported(line.error);
-    if (line.model) this.#model = line.model;
+    const answer = this.#answer;
+    if (line.model) answer.model = line.model;
     const events: StreamEvent[] = [];
     const message = line.message;
-    if (message?.thinking) {
-      this.#reasoning += message.thinking;
-      events.push({ type: "reasoning_delta", text: message.thinking });
-    }
-    if (message?.content) {
-      this.#text += message.content;
-      events.push({ type: "text_delta", text: message.content });
-    }
+    answer.reasoning(message?.thinking, events);
+    answer.text(message?.content, events);
+    // Each call arrives whole, with its arguments as an object and often without an id.
     for (const call of message?.tool_calls ?? []) {
       const args = call.function.arguments ?? {};
-      const toolCall = {
+      answer.toolCall({
+        index: this.#calls++,
         id: call.id || `call_${crypto.randomUUID().slice(0, 8)}`,
         name: call.function.name,
-        arguments: typeof args === "string" ? args : JSON.stringify(args),
-      };
-      const index = this.#calls.push(toolCall) - 1;
-      events.push({
-        type: "tool_call_delta",
-        index,
-        id: toolCall.id,
-        name: toolCall.name,
-        argumentsDelta: toolCall.arguments,
-      });
+        argumentsDelta: typeof args === "string" ? args : JSON.stringify(args),
+      }, events);
     }
     if (line.done) this.#finish(line, events);
     return events;
@@ -188,25 +172,18 @@ class OllamaState {
     if (!this.done) {
       throw this.#failures.malformed("a stream that ended before the answer was complete");
     }
-    return {
-      text: this.#text,
-      ...(this.#reasoning ? { reasoning: this.#reasoning } : {}),
-      toolCalls: this.#calls,
-      usage: this.#usage,
-      finishReason: finishReason(this.#reason, this.#calls.length > 0),
-      model: this.#model,
-    };
+    return this.#answer.response();
   }
 
   #finish(line: WireLine, events: StreamEvent[]): void {
     this.done = true;
-    this.#reason = line.done_reason ?? undefined;
+    this.#answer.finish(line.done_reason);
     if (line.prompt_eval_count != null || line.eval_count != null) {
-      this.#usage = {
+      const usage = {
         promptTokens: line.prompt_eval_count ?? 0,
         completionTokens: line.eval_count ?? 0,
       };
-      events.push({ type: "usage", usage: this.#usage });
+      this.#answer.usage(usage, events);
     }
   }
 }

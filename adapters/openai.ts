@@ -11,6 +11,7 @@ import type {
 import { clientTarget, type NativeClientOptions, windowOf } from "./_client.ts";
 import { chatCall, type HttpExchange, type HttpTarget, streamCall } from "./_http.ts";
 import { openaiBody, OpenAIStreamState, parseCompletion } from "./_openai_wire.ts";
+import { eventsOf } from "./_stream_assembler.ts";
 
 /** Options of OpenAIProvider. */
 export interface OpenAIProviderOptions extends NativeClientOptions {
@@ -70,20 +71,4 @@ export class OpenAIProvider implements Provider {
     }
     return state.response();
   }
-}
-
-/** The events a streamed call would have produced for a complete response. */
-export function* eventsOf(response: ChatResponse): Generator<StreamEvent> {
-  if (response.reasoning) yield { type: "reasoning_delta", text: response.reasoning };
-  if (response.text) yield { type: "text_delta", text: response.text };
-  for (const [index, call] of response.toolCalls.entries()) {
-    yield {
-      type: "tool_call_delta",
-      index,
-      id: call.id,
-      name: call.name,
-      argumentsDelta: call.arguments,
-    };
-  }
-  if (response.usage) yield { type: "usage", usage: response.usage };
 }

@@ -24,7 +24,7 @@ import {
   streamCall,
 } from "../_http.ts";
 import { openaiBody, OpenAIStreamState, parseCompletion } from "../_openai_wire.ts";
-import { eventsOf } from "../openai.ts";
+import { eventsOf } from "../_stream_assembler.ts";
 import { LuaScriptError, type LuaVm } from "./vm.ts";
 
 /** Hands out the current VM of an adapter for one source, rebuilt when its script changed. */
