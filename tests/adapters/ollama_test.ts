@@ -1,25 +1,21 @@
 import assert from "node:assert/strict";
 import { OllamaProvider } from "../../adapters/mod.ts";
-import { ProviderError } from "../../core/errors.ts";
 import type { ChatRequest } from "../../core/llm/provider.ts";
-import { ManualClock } from "../fakes/clock.ts";
 import { reply, startFakeOllama } from "../fixtures/fake_llm.ts";
-import { closedPort, collect, lastOf, sourceAt, textOf } from "./_support.ts";
+import {
+  collect,
+  ECHO_ROUND,
+  ECHO_TOOLS_WIRE,
+  isProviderError,
+  lastOf,
+  sourceAt,
+  textOf,
+} from "./_support.ts";
 
 const hello: ChatRequest = { messages: [{ role: "user", content: "Hi" }] };
 
 function ollamaAt(baseUrl: string, contextWindow?: number) {
   return sourceAt(baseUrl, { adapter: "ollama", model: "llama3.1:8b", contextWindow });
-}
-
-function isProviderError(kind: ProviderError["kind"], message?: RegExp | string) {
-  return (error: unknown) => {
-    assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${error}`);
-    assert.equal(error.kind, kind);
-    if (typeof message === "string") assert.equal(error.message, message);
-    else if (message) assert.match(error.message, message);
-    return true;
-  };
 }
 
 Deno.test("Ollama client answers a non-streamed chat and asks for stream false", async () => {
@@ -81,37 +77,11 @@ Deno.test("Ollama client turns object arguments into JSON text with generated id
   assert.equal(response.finishReason, "tool_calls");
 });
 
-Deno.test("Ollama client reports thinking as reasoning, streamed and not", async () => {
-  await using server = startFakeOllama();
-  server.enqueue(
-    reply.text("42", { reasoning: "Thinking it over." }),
-    reply.text("43", { reasoning: "Quickly." }),
-  );
-  const provider = new OllamaProvider({ source: ollamaAt(server.url) });
-  const events = await collect(provider.stream(hello));
-  const reasoning = events.map((e) => e.type === "reasoning_delta" ? e.text : "").join("");
-  assert.equal(reasoning, "Thinking it over.");
-  const last = lastOf(events);
-  assert.equal(last.type === "done" && last.response.reasoning, "Thinking it over.");
-  assert.equal((await provider.chat(hello)).reasoning, "Quickly.");
-});
-
 Deno.test("Ollama client sends tools and tool results in the Ollama wire format", async () => {
   await using server = startFakeOllama();
   server.enqueue(reply.text("done"));
   const provider = new OllamaProvider({ source: ollamaAt(server.url) });
-  await provider.chat({
-    messages: [
-      { role: "user", content: "Echo x" },
-      {
-        role: "assistant",
-        content: "",
-        toolCalls: [{ id: "call_1", name: "echo", arguments: '{"x":1}' }],
-      },
-      { role: "tool", toolCallId: "call_1", name: "echo", content: "1" },
-    ],
-    tools: [{ name: "echo", description: "Echo x", parameters: { type: "object" } }],
-  });
+  await provider.chat(ECHO_ROUND);
   const body = server.requests[0]?.body;
   assert.deepEqual(body?.messages, [
     { role: "user", content: "Echo x" },
@@ -122,10 +92,7 @@ Deno.test("Ollama client sends tools and tool results in the Ollama wire format"
     },
     { role: "tool", content: "1", tool_name: "echo" },
   ]);
-  assert.deepEqual(body?.tools, [{
-    type: "function",
-    function: { name: "echo", description: "Echo x", parameters: { type: "object" } },
-  }]);
+  assert.deepEqual(body?.tools, ECHO_TOOLS_WIRE);
   assert.equal(body?.options, undefined);
 });
 
@@ -145,51 +112,4 @@ Deno.test("Ollama client maps error statuses with their message", async () => {
   const last = lastOf(await collect(provider.stream(hello)));
   assert.equal(last.type === "error" && last.error.kind, "server");
   await assert.rejects(provider.chat(hello), isProviderError("bad_request", /not found/));
-});
-
-Deno.test("Ollama client maps garbage bodies and NDJSON lines to malformed", async () => {
-  await using server = startFakeOllama();
-  server.enqueue(reply.garbage(), reply.garbage());
-  const provider = new OllamaProvider({ source: ollamaAt(server.url) });
-  await assert.rejects(provider.chat(hello), isProviderError("malformed", /not valid JSON/));
-  const last = lastOf(await collect(provider.stream(hello)));
-  assert.equal(last.type === "error" && last.error.kind, "malformed");
-});
-
-Deno.test("Ollama client maps a refused connection to network", async () => {
-  const provider = new OllamaProvider({ source: ollamaAt(`http://127.0.0.1:${closedPort()}`) });
-  await assert.rejects(provider.chat(hello), isProviderError("network"));
-});
-
-Deno.test("Ollama client times out a request that gets no headers", async () => {
-  await using server = startFakeOllama();
-  server.enqueue(reply.hang());
-  const clock = new ManualClock();
-  const provider = new OllamaProvider({
-    source: ollamaAt(server.url),
-    clock,
-    requestTimeoutMs: 1000,
-  });
-  const events = collect(provider.stream(hello));
-  await server.waitForRequests(1);
-  clock.advance(1000);
-  const last = lastOf(await events);
-  assert.equal(last.type === "error" && last.error.kind, "timeout");
-  await server.waitForAborts(1);
-});
-
-Deno.test("Ollama client abort cancels and really closes the connection", async () => {
-  await using server = startFakeOllama();
-  server.enqueue(reply.slowText("a slow answer that goes on and on and on", { chunkDelayMs: 20 }));
-  const provider = new OllamaProvider({ source: ollamaAt(server.url) });
-  const controller = new AbortController();
-  const events = [];
-  for await (const event of provider.stream(hello, { signal: controller.signal })) {
-    events.push(event);
-    if (event.type === "text_delta") controller.abort();
-  }
-  const last = lastOf(events);
-  assert.equal(last.type === "error" && last.error.kind, "cancelled");
-  await server.waitForAborts(1);
-  assert.equal(server.aborts, 1);
 });

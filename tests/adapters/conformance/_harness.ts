@@ -78,6 +78,11 @@ function serve(server: FramingServer, fixture: WireFixture, framing: Framing): v
 export async function streamed(stream: AsyncIterable<StreamEvent>): Promise<Outcome> {
   const events: StreamEvent[] = [];
   for await (const event of stream) events.push(event);
+  return outcomeOf(events);
+}
+
+/** The outcome of a whole stream's events; the deltas must agree with the final response. */
+export function outcomeOf(events: StreamEvent[]): Outcome {
   const ends = events.filter((e) => e.type === "done" || e.type === "error");
   assert.equal(ends.length, 1, `one done or error event, got ${ends.length}`);
   const last = events.at(-1)!;
