@@ -1,6 +1,7 @@
 // deno-lint-ignore-file no-console
 /**
- * Builds wasm/hot_loops.wasm from wasm/assembly/index.ts with the npm AssemblyScript compiler.
+ * Builds wasm/hot_loops.wasm from wasm/assembly/index.ts (the entry; it gathers the kernel
+ * modules beside it) with the npm AssemblyScript compiler.
  *
  *   deno task build:wasm            rebuild and write wasm/hot_loops.wasm
  *   deno task build:wasm --check    rebuild in memory; exit 1 if it differs from the committed file
@@ -37,7 +38,10 @@ export async function compileHotLoops(): Promise<Uint8Array> {
     {
       readFile: async (name, baseDir) => {
         try {
-          return await Deno.readTextFile(new URL(`${baseDir}/${name}`, toDirUrl(WASM_DIR)));
+          // The modules import each other as "./x.ts", the way Deno resolves them (deno check
+          // and lint read them too); asc appends its own ".ts" to an import path.
+          const path = name.endsWith(".ts.ts") ? name.slice(0, -3) : name;
+          return await Deno.readTextFile(new URL(`${baseDir}/${path}`, toDirUrl(WASM_DIR)));
         } catch {
           return null;
         }

@@ -1,0 +1,131 @@
+// @ts-nocheck: AssemblyScript source (load<T>, v128, usize); asc type-checks it, not deno.
+// int8 scalar-quantized vectors. A row is `stride` bytes (a multiple of 16, zero padded) of
+// i8 components; its f32 scale is at scalesPtr + 4 * row. The query arrives already
+// quantized and widened to i16 (stride units, zero padded), so each 16 stored bytes cost two
+// sign extensions and two i32x4.dot_i16x8_s. Score of a row = f32(i32 dot) * f32 scale; the
+// TypeScript twin computes the same integers and the same two f32 roundings.
+
+function dotI8(q: usize, row: usize, stride: usize): i32 {
+  let a = i32x4.splat(0);
+  let b = i32x4.splat(0);
+  let off: usize = 0;
+  for (; off + 32 <= stride; off += 32) {
+    const r0 = v128.load(row + off);
+    const r1 = v128.load(row + off, 16);
+    const qo = q + (off << 1);
+    a = i32x4.add(a, i32x4.dot_i16x8_s(i16x8.extend_low_i8x16_s(r0), v128.load(qo)));
+    b = i32x4.add(b, i32x4.dot_i16x8_s(i16x8.extend_high_i8x16_s(r0), v128.load(qo, 16)));
+    a = i32x4.add(a, i32x4.dot_i16x8_s(i16x8.extend_low_i8x16_s(r1), v128.load(qo, 32)));
+    b = i32x4.add(b, i32x4.dot_i16x8_s(i16x8.extend_high_i8x16_s(r1), v128.load(qo, 48)));
+  }
+  if (off < stride) {
+    const r0 = v128.load(row + off);
+    const qo = q + (off << 1);
+    a = i32x4.add(a, i32x4.dot_i16x8_s(i16x8.extend_low_i8x16_s(r0), v128.load(qo)));
+    b = i32x4.add(b, i32x4.dot_i16x8_s(i16x8.extend_high_i8x16_s(r0), v128.load(qo, 16)));
+  }
+  const s = i32x4.add(a, b);
+  return i32x4.extract_lane(s, 0) + i32x4.extract_lane(s, 1) + i32x4.extract_lane(s, 2) +
+    i32x4.extract_lane(s, 3);
+}
+
+/** Scores `n` int8 rows against an i16-widened query; writes n f32 = f32(dot) * scale. */
+export function i8Scores(
+  queryPtr: usize,
+  rowsPtr: usize,
+  scalesPtr: usize,
+  n: i32,
+  stride: i32,
+  outPtr: usize,
+): void {
+  let row = rowsPtr;
+  for (let i = 0; i < n; i++) {
+    const off = <usize> i << 2;
+    const dot = dotI8(queryPtr, row, <usize> stride);
+    store<f32>(outPtr + off, <f32> dot * load<f32>(scalesPtr + off));
+    row += <usize> stride;
+  }
+}
+
+/**
+ * The best `k` of `n` int8 rows (scores as in `i8Scores`), kept in a min-heap of f32 scores
+ * at `heapScores` and i32 rows at `heapRows` (k entries each, unordered); returns min(k, n).
+ * Ties rank the lower row first, so a later row never displaces an equal score.
+ */
+export function i8TopK(
+  queryPtr: usize,
+  rowsPtr: usize,
+  scalesPtr: usize,
+  n: i32,
+  stride: i32,
+  k: i32,
+  heapScores: usize,
+  heapRows: usize,
+): i32 {
+  const size = min(k, n);
+  if (size <= 0) return 0;
+  let row = rowsPtr;
+  let filled = 0;
+  let worst: f32 = 0;
+  for (let i = 0; i < n; i++) {
+    const dot = dotI8(queryPtr, row, <usize> stride);
+    row += <usize> stride;
+    const score = <f32> dot * load<f32>(scalesPtr + (<usize> i << 2));
+    if (filled < size) {
+      heapPush(heapScores, heapRows, filled, score, i);
+      filled++;
+      worst = load<f32>(heapScores);
+    } else if (score > worst) {
+      heapReplaceRoot(heapScores, heapRows, size, score, i);
+      worst = load<f32>(heapScores);
+    }
+  }
+  return size;
+}
+
+// Whether entry (sa, ra) ranks below (sb, rb): lower score, or equal score and higher row.
+
+function worse(sa: f32, ra: i32, sb: f32, rb: i32): bool {
+  return sa < sb || (sa == sb && ra > rb);
+}
+
+function heapPush(hs: usize, hr: usize, at: i32, score: f32, row: i32): void {
+  let i = at;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    const ps = load<f32>(hs + (<usize> parent << 2));
+    const pr = load<i32>(hr + (<usize> parent << 2));
+    if (!worse(score, row, ps, pr)) break;
+    store<f32>(hs + (<usize> i << 2), ps);
+    store<i32>(hr + (<usize> i << 2), pr);
+    i = parent;
+  }
+  store<f32>(hs + (<usize> i << 2), score);
+  store<i32>(hr + (<usize> i << 2), row);
+}
+
+function heapReplaceRoot(hs: usize, hr: usize, size: i32, score: f32, row: i32): void {
+  let i = 0;
+  while (true) {
+    const l = 2 * i + 1;
+    if (l >= size) break;
+    let c = l;
+    let cs = load<f32>(hs + (<usize> l << 2));
+    let cr = load<i32>(hr + (<usize> l << 2));
+    if (l + 1 < size) {
+      const rs = load<f32>(hs + (<usize> (l + 1) << 2));
+      const rr = load<i32>(hr + (<usize> (l + 1) << 2));
+      if (worse(rs, rr, cs, cr)) {
+        c = l + 1;
+        cs = rs;
+        cr = rr;
+      }
+    }
+    if (!worse(cs, cr, score, row)) break;
+    store<f32>(hs + (<usize> i << 2), cs);
+    store<i32>(hr + (<usize> i << 2), cr);
+    i = c;
+  }
+  store<f32>(hs + (<usize> i << 2), score);
+  store<i32>(hr + (<usize> i << 2), row);
+}
