@@ -34,6 +34,11 @@ export class MemoryLogger implements Logger {
     return new MemoryLogger(this.lines, { ...this.#fields, ...fields });
   }
 
+  /** Lines logged at `level`. */
+  at(level: LogLine["level"]): LogLine[] {
+    return this.lines.filter((l) => l.level === level);
+  }
+
   /** Lines whose message equals `msg`. */
   find(msg: string): LogLine[] {
     return this.lines.filter((l) => l.msg === msg);
