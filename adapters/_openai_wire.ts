@@ -16,18 +16,22 @@ export function openaiBody(model: string, request: ChatRequest, stream: boolean)
   return {
     model,
     messages: request.messages.map(wireMessage),
-    ...(request.tools?.length
-      ? {
-        tools: request.tools.map((t) => ({
-          type: "function",
-          function: { name: t.name, description: t.description, parameters: t.parameters },
-        })),
-      }
-      : {}),
+    ...wireTools(request),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
     stream,
     ...(stream ? { stream_options: { include_usage: true } } : {}),
+  };
+}
+
+/** `{tools}` in OpenAI's function form (Ollama takes the same), or nothing without tools. */
+export function wireTools(request: ChatRequest) {
+  if (!request.tools?.length) return {};
+  return {
+    tools: request.tools.map((t) => ({
+      type: "function",
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    })),
   };
 }
 

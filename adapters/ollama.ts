@@ -19,6 +19,7 @@ import {
   type SourceFailures,
   streamCall,
 } from "./_http.ts";
+import { wireTools } from "./_openai_wire.ts";
 import { StreamAssembler } from "./_stream_assembler.ts";
 
 /** Options of OllamaProvider. */
@@ -97,14 +98,7 @@ export class OllamaProvider implements Provider {
     return {
       model: this.model,
       messages: request.messages.map(wireMessage),
-      ...(request.tools?.length
-        ? {
-          tools: request.tools.map((t) => ({
-            type: "function",
-            function: { name: t.name, description: t.description, parameters: t.parameters },
-          })),
-        }
-        : {}),
+      ...wireTools(request),
       stream,
       ...(Object.keys(options).length > 0 ? { options } : {}),
     };

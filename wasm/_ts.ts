@@ -2,47 +2,26 @@
  * The plain TypeScript implementation of `HotLoops`, built from the twins in twin.ts.
  * @module
  */
-import type { HotLoops, Metric, ScoredIndex, TopKOptions, VectorSet } from "./_types.ts";
+import type { HotLoops, Metric } from "./_types.ts";
+import { BaseVectorSet } from "./_vector_set.ts";
 import {
   assertDim,
   bigramJaccardBatchTs,
   bigramJaccardTs,
   cosineScoresTs,
   dotScoresTs,
-  selectTopK,
   topKTs,
 } from "./twin.ts";
 
-class TsVectorSet implements VectorSet {
-  readonly dim: number;
+class TsVectorSet extends BaseVectorSet {
   #data: Float32Array;
-  #size = 0;
 
   constructor(dim: number) {
-    this.dim = dim;
+    super(dim);
     this.#data = new Float32Array(dim * 16);
   }
 
-  get size(): number {
-    return this.#size;
-  }
-
-  add(vector: Float32Array): number {
-    if (vector.length !== this.dim) {
-      throw new RangeError(
-        `Cannot add a vector of length ${vector.length}: the set has dimension ${this.dim}`,
-      );
-    }
-    return this.addMany(vector);
-  }
-
-  addMany(rows: Float32Array): number {
-    if (rows.length % this.dim !== 0) {
-      throw new RangeError(
-        `Cannot add rows: length ${rows.length} is not a multiple of dimension ${this.dim}`,
-      );
-    }
-    const first = this.#size;
+  protected store(rows: Float32Array, first: number): void {
     const used = first * this.dim;
     if (used + rows.length > this.#data.length) {
       const grown = new Float32Array(Math.max(this.#data.length * 2, used + rows.length));
@@ -50,40 +29,14 @@ class TsVectorSet implements VectorSet {
       this.#data = grown;
     }
     this.#data.set(rows, used);
-    this.#size += rows.length / this.dim;
-    return first;
   }
 
-  get(index: number): Float32Array {
-    if (!Number.isInteger(index) || index < 0 || index >= this.#size) {
-      throw new RangeError(`Cannot get row ${index}: the set has ${this.#size} rows`);
-    }
+  protected row(index: number): Float32Array {
     return this.#data.slice(index * this.dim, (index + 1) * this.dim);
   }
 
-  cosineScores(query: Float32Array): Float32Array {
-    return this.#score(query, "cosine");
-  }
-
-  dotScores(query: Float32Array): Float32Array {
-    return this.#score(query, "dot");
-  }
-
-  topK(query: Float32Array, options: TopKOptions): ScoredIndex[] {
-    return selectTopK(this.#score(query, options.metric), options.k);
-  }
-
-  clear(): void {
-    this.#size = 0;
-  }
-
-  #score(query: Float32Array, metric: Metric | undefined): Float32Array {
-    if (query.length !== this.dim) {
-      throw new RangeError(
-        `Cannot score a query of length ${query.length}: the set has dimension ${this.dim}`,
-      );
-    }
-    const rows = this.#data.subarray(0, this.#size * this.dim);
+  protected scoreRows(query: Float32Array, metric: Metric, size: number): Float32Array {
+    const rows = this.#data.subarray(0, size * this.dim);
     return metric === "dot" ? dotScoresTs(query, rows) : cosineScoresTs(query, rows);
   }
 }

@@ -4,7 +4,8 @@
  * views are created only after the last `alloc` of a call.
  * @module
  */
-import type { HotLoops, Metric, ScoredIndex, TopKOptions, VectorSet } from "./_types.ts";
+import type { HotLoops, Metric } from "./_types.ts";
+import { BaseVectorSet } from "./_vector_set.ts";
 import { assertDim, assertShape, selectTopK } from "./twin.ts";
 
 type VectorKernel = (q: number, m: number, n: number, dim: number, out: number) => void;
@@ -215,77 +216,31 @@ class LowerCaseWriter {
   }
 }
 
-class WasmVectorSet implements VectorSet {
-  readonly dim: number;
+class WasmVectorSet extends BaseVectorSet {
   #ex: HotLoopsExports;
-  #size = 0;
 
   constructor(ex: HotLoopsExports, dim: number) {
-    this.dim = dim;
+    super(dim);
     this.#ex = ex;
   }
 
-  get size(): number {
-    return this.#size;
-  }
-
-  add(vector: Float32Array): number {
-    this.#checkDim(vector.length, "vector");
-    return this.addMany(vector);
-  }
-
-  addMany(rows: Float32Array): number {
-    if (rows.length % this.dim !== 0) {
-      throw new RangeError(
-        `Cannot add rows: length ${rows.length} is not a multiple of dimension ${this.dim}`,
-      );
-    }
-    const first = this.#size;
+  // The rows live at the start of the instance's heap: every call resets and re-reserves them.
+  protected store(rows: Float32Array, first: number): void {
     const ex = this.#ex;
     ex.reset();
     const m = ex.alloc((first * this.dim + rows.length) * 4);
     new Float32Array(ex.memory.buffer, m + first * this.dim * 4, rows.length).set(rows);
-    this.#size += rows.length / this.dim;
-    return first;
   }
 
-  get(index: number): Float32Array {
-    if (!Number.isInteger(index) || index < 0 || index >= this.#size) {
-      throw new RangeError(`Cannot get row ${index}: the set has ${this.#size} rows`);
-    }
+  protected row(index: number, size: number): Float32Array {
     const ex = this.#ex;
     ex.reset();
-    const m = ex.alloc(this.#size * this.dim * 4);
+    const m = ex.alloc(size * this.dim * 4);
     return new Float32Array(ex.memory.buffer, m + index * this.dim * 4, this.dim).slice();
   }
 
-  cosineScores(query: Float32Array): Float32Array {
-    return this.#score(query, "cosine");
-  }
-
-  dotScores(query: Float32Array): Float32Array {
-    return this.#score(query, "dot");
-  }
-
-  topK(query: Float32Array, options: TopKOptions): ScoredIndex[] {
-    return selectTopK(this.#score(query, options.metric), options.k);
-  }
-
-  clear(): void {
-    this.#size = 0;
-  }
-
-  #score(query: Float32Array, metric: Metric | undefined): Float32Array {
-    this.#checkDim(query.length, "query");
-    return scoreResident(this.#ex, kernelOf(this.#ex, metric), query, this.#size);
-  }
-
-  #checkDim(length: number, what: string): void {
-    if (length !== this.dim) {
-      throw new RangeError(
-        `Cannot use ${what} of length ${length}: the set has dimension ${this.dim}`,
-      );
-    }
+  protected scoreRows(query: Float32Array, metric: Metric, size: number): Float32Array {
+    return scoreResident(this.#ex, kernelOf(this.#ex, metric), query, size);
   }
 }
 

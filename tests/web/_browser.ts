@@ -1,5 +1,5 @@
 /** Shared set-up of the browser tests: the app in-process over a real Agent, and Debian chromium. */
-import { chromium } from "playwright-core";
+import { type Browser, chromium } from "playwright-core";
 import { RecentContext } from "../../core/mod.ts";
 import { GraphDB } from "../../memory/mod.ts";
 import {
@@ -98,4 +98,26 @@ export function serveApp(): ServedApp {
       await llm.close();
     },
   };
+}
+
+/** A test that serves the app and drives it in chromium; the browser is closed after. */
+export function browserTest(
+  name: string,
+  body: (browser: Browser, served: ServedApp) => Promise<void>,
+): void {
+  Deno.test({
+    name,
+    sanitizeResources: false, // chromium's pipes belong to playwright's own lifecycle
+    sanitizeOps: false,
+    async fn() {
+      await Deno.mkdir(ARTIFACTS, { recursive: true });
+      await using served = serveApp();
+      const browser = await launchChromium();
+      try {
+        await body(browser, served);
+      } finally {
+        await browser.close();
+      }
+    },
+  });
 }
