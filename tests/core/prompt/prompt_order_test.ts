@@ -6,21 +6,19 @@ import {
   orderSections,
   RecentContext,
 } from "../../../core/mod.ts";
+import { cliEvent } from "../../fakes/context.ts";
 
 function fullWindow(count: number): RecentContext {
   const context = new RecentContext({ capacity: count });
   for (let i = 0; i < count; i++) {
-    context.append({
-      id: `e${i}`,
+    context.append(cliEvent(i, {
       role: i % 2 === 0 ? "user" : "agent",
-      source: "cli",
-      channel: "cli",
       input: i % 2 === 0
         ? `question ${i} ${"about the garden and the weekend ".repeat(3)}`
         : undefined,
       response: i % 2 === 1 ? `answer ${i} ${"我们周末去花园看看吧 ".repeat(2)}` : undefined,
       timestamp: Date.UTC(2026, 0, 1, 0, i),
-    });
+    }));
   }
   return context;
 }

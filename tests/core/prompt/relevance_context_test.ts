@@ -10,6 +10,7 @@ import {
   type StoredContext,
   textForVector,
 } from "../../../core/mod.ts";
+import { cliEvent } from "../../fakes/context.ts";
 import { createHashEmbedder } from "../../../memory/embed/hash.ts";
 import { ManualClock } from "../../fakes/clock.ts";
 import { MemoryLogger } from "../../fakes/logger.ts";
@@ -54,16 +55,7 @@ const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 0, 1);
 
 function event(i: number, text: string, extra: Partial<ContextEvent> = {}): ContextEvent {
-  return {
-    id: `e${i}`,
-    role: "user",
-    source: "cli",
-    channel: "cli",
-    input: text,
-    turnIds: [`t${i}`],
-    timestamp: T0 + i * HOUR,
-    ...extra,
-  };
+  return cliEvent(i, { input: text, turnIds: [`t${i}`], timestamp: T0 + i * HOUR, ...extra });
 }
 
 async function setup(overrides: Partial<RelevanceContextOptions> = {}) {

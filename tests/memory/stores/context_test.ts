@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { type ContextEvent, type ContextRecord, replayContext } from "../../../core/mod.ts";
 import { decodeVector, encodeVector, JsonContextStore } from "../../../memory/mod.ts";
 import { MemoryLogger } from "../../fakes/logger.ts";
+import { cliEvent } from "../../fakes/context.ts";
 
 async function withTempDir(fn: (dir: string) => Promise<void>) {
   const dir = await Deno.makeTempDir({ prefix: "homeagent-ctx-" });
@@ -97,15 +98,7 @@ Deno.test("JsonContextStore: a writer killed mid-write leaves the old or the new
 });
 
 function userEvent(i: number, text = `message ${i}`): ContextEvent {
-  return {
-    id: `e${i}`,
-    role: "user",
-    source: "cli",
-    channel: "cli",
-    input: text,
-    turnIds: [`t${i}`],
-    timestamp: 1000 + i,
-  };
+  return cliEvent(i, { input: text, turnIds: [`t${i}`], timestamp: 1000 + i });
 }
 
 const add = (seq: number, event: ContextEvent): ContextRecord => ({ seq, op: "add", event });
