@@ -65,8 +65,8 @@ export function createTimerPlugin(options: TimerPluginOptions): Plugin {
       registerTools(sdk, timers, options.clock);
       await timers.start();
     },
-    stop() {
-      timers?.stop();
+    async stop() {
+      await timers?.stop();
     },
   };
 }

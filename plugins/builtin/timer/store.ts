@@ -64,6 +64,11 @@ export class TimerStore {
     return [];
   }
 
+  /** Resolves once every save asked for so far has finished (or failed). */
+  settled(): Promise<void> {
+    return this.#queue;
+  }
+
   /** Save `timers` (writes are serialised, the last one wins). */
   save(timers: readonly TimerRecord[]): Promise<void> {
     const text = JSON.stringify({ version: 1, timers }, null, 1);

@@ -24,6 +24,8 @@ export class Timers {
   #options: TimersOptions;
   #timers: TimerRecord[] = [];
   #armed?: TimerHandle;
+  /** The save of the last firing (stop waits for it). */
+  #firing: Promise<void> = Promise.resolve();
   #stopped = false;
 
   constructor(options: TimersOptions) {
@@ -64,11 +66,13 @@ export class Timers {
     return [...this.#timers].sort((a, b) => a.dueAt - b.dueAt);
   }
 
-  /** Disarm; the file keeps the timers for the next start. */
-  stop(): void {
+  /** Disarm, and wait for a firing's save still under way; the file keeps the timers. */
+  async stop(): Promise<void> {
     this.#stopped = true;
     this.#armed?.cancel();
     this.#armed = undefined;
+    await this.#firing;
+    await this.#options.store.settled();
   }
 
   #arm(): void {
@@ -79,7 +83,7 @@ export class Timers {
     const wait = Math.min(Math.max(0, next - this.#options.clock.now()), MAX_WAIT_MS);
     this.#armed = this.#options.clock.setTimer(wait, () => {
       this.#armed = undefined;
-      this.#fireDue(this.#options.clock.now(), false).catch((error) =>
+      this.#firing = this.#fireDue(this.#options.clock.now(), false).catch((error) =>
         this.#options.logger.error("Cannot save timers", { error: String(error) })
       ).finally(() => this.#arm());
     });

@@ -5,8 +5,12 @@ import {
   createPluginSdk,
   type Plugin,
   type RecentContext,
+  silentLogger,
 } from "../../../core/mod.ts";
 import { createTimerPlugin } from "../../../plugins/builtin/timer/mod.ts";
+import { type TimerRecord, TimerStore } from "../../../plugins/builtin/timer/store.ts";
+import { Timers } from "../../../plugins/builtin/timer/timers.ts";
+import { ManualClock } from "../../fakes/clock.ts";
 import { createScriptedAgent, inputText, settle } from "../../fakes/scripted_agent.ts";
 
 const MINUTE = 60_000;
@@ -165,6 +169,53 @@ Deno.test("timer: a corrupt timers.json is moved aside with a log line; bad spec
     await settle();
   } finally {
     await stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("timer: stopping waits for the save of a timer that just fired", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "timers.json");
+    // Saves after `gated` is set wait until the test releases them.
+    class GatedStore extends TimerStore {
+      gated = false;
+      release?: () => void;
+      override async save(timers: readonly TimerRecord[]): Promise<void> {
+        if (this.gated) await new Promise<void>((resolve) => this.release = resolve);
+        return await super.save(timers);
+      }
+    }
+    const store = new GatedStore({ path, logger: silentLogger });
+    const clock = new ManualClock();
+    const fired: string[] = [];
+    const timers = new Timers({
+      store,
+      clock,
+      logger: silentLogger,
+      fire: (timer) => void fired.push(timer.message),
+    });
+    await timers.start();
+    await timers.add({
+      id: "abc123",
+      message: "tea",
+      kind: "once",
+      dueAt: clock.now() + MINUTE,
+      channel: "cli",
+      createdAt: clock.now(),
+      fired: 0,
+    });
+    store.gated = true;
+    clock.advance(MINUTE);
+    assert.deepEqual(fired, ["tea"]);
+    let stopped = false;
+    const stopping = timers.stop().then(() => stopped = true);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(stopped, false, "stop waits for the firing's save");
+    store.release!();
+    await stopping;
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(path)).timers, []);
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
