@@ -50,7 +50,8 @@ export function registerCoreDefaults(registry: ConfigRegistry): void {
     key: "core.agent.max_context_size",
     schema: z.int().min(1).max(10_000),
     default: 30,
-    description: "Events kept in the working context before pruning archives the least relevant",
+    description:
+      "Exchanges (an input with its reply) a prune keeps on relevance beside the newest 10 events",
   });
   registry.define({
     key: "core.agent.queue_capacity",

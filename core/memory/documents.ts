@@ -4,7 +4,7 @@
  * `doc_query` / `doc_commit` tools.
  */
 import type { ContextEvent } from "../prompt/context.ts";
-import { formatEvent } from "../prompt/context.ts";
+import { exchangeOf, formatEvent } from "../prompt/context.ts";
 import type { MemorySection } from "../prompt/system_prompt.ts";
 import type { RegisteredTool } from "../kernel/tools.ts";
 
@@ -69,11 +69,14 @@ export interface DocumentStore {
   size(): number;
 }
 
-/** Turn pruned context events into documents: one per turn, with its events' original time. */
+/**
+ * Turn pruned context events into documents: one per exchange (an input with the reply to it),
+ * with its events' original time.
+ */
 export function eventsToDocuments(events: readonly ContextEvent[]): NewDocument[] {
   const groups = new Map<string, ContextEvent[]>();
   for (const event of events) {
-    const key = event.turnIds?.join(",") || event.id;
+    const key = exchangeOf(event);
     groups.set(key, [...(groups.get(key) ?? []), event]);
   }
   return [...groups.values()].map((group) => ({

@@ -19,11 +19,23 @@ export interface ContextEvent {
   tools?: { name: string; output: string }[];
   /** Ids of the turns (inputs) this event came from; documents keep them to map back. */
   turnIds?: string[];
+  /**
+   * The exchange (an input and the reply to it) the event belongs to; absent: its turn when it
+   * has exactly one, else the event alone. An exchange is kept or archived whole.
+   */
+  exchange?: string;
   timestamp: number;
   /** Kept verbatim for the prompt, never scored, archived or distilled (NO_MEMORY_META). */
   noMemory?: boolean;
   /** The event's vector and the space it lives in, once computed. */
   vector?: StoredVector;
+}
+
+/** The exchange key of `event` (see ContextEvent.exchange). */
+export function exchangeOf(event: ContextEvent): string {
+  if (event.exchange !== undefined) return event.exchange;
+  const turns = event.turnIds ?? [];
+  return event.role !== "cold_storage" && turns.length === 1 ? `turn:${turns[0]}` : event.id;
 }
 
 /** Options of ContextWindow.timeline. */

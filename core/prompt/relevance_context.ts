@@ -18,6 +18,7 @@ import type { Embedder } from "../memory/embedding.ts";
 import type { Clock, Logger } from "../ports.ts";
 import { errorMessage } from "../errors.ts";
 import { ContextPersistence } from "./_context_persistence.ts";
+import { bestExchanges, planPrune } from "./_exchanges.ts";
 
 /** How a tool's output may enter the memory computation layer. */
 export interface ToolMemoryPolicy {
@@ -40,9 +41,12 @@ export interface RelevanceContextOptions {
    * over again and must not be stored twice (the document store stores equal content once).
    */
   archive: (events: ContextEvent[]) => Promise<void>;
-  /** Capacity before a prune trims (`core.agent.max_context_size`), read at each prune. */
+  /**
+   * Exchanges a prune keeps besides the recent ones (`core.agent.max_context_size`), read at
+   * each prune; the window is pruned once more older exchanges than this are held.
+   */
   topK: () => number;
-  /** The newest events never evicted; default 10. */
+  /** The newest events never evicted (with the rest of their exchanges); default 10. */
   keepRecent?: number;
   /** The memory policy of a tool by name (noMemory / cleaner). */
   toolPolicy?: (name: string) => ToolMemoryPolicy | undefined;
@@ -101,6 +105,7 @@ export class RelevanceContext implements ContextWindow {
   /** Ids of events whose archive is under way (their `archive` record is written). */
   #archiving = new Set<string>();
   #pruning: Promise<unknown> = Promise.resolve();
+  #lastQuery?: { text: string; fingerprint: string; vector: Float32Array };
 
   private constructor(options: RelevanceContextOptions, replayed: ReplayedContext) {
     this.#options = options;
@@ -163,15 +168,42 @@ export class RelevanceContext implements ContextWindow {
   /** Relevance of every event to `query` (for the memory view), in timeline order. */
   async scores(query: string, signal?: AbortSignal): Promise<number[]> {
     if (this.#events.length === 0) return [];
-    const [queryVector] = await this.#options.embedder.embed([cleanText(query)], { signal });
+    const queryVector = await this.queryVector(query, signal);
     await this.#ensureVectors(this.#events, signal);
     const scorer = this.#options.scorer ?? dotScores;
-    return [...scorer(queryVector!, this.#events.map((e) => e.vector!.vector))];
+    return [...scorer(queryVector, this.#events.map((e) => e.vector!.vector))];
   }
 
   /**
-   * When over capacity: keep the newest `keepRecent` events and the `topK - keepRecent` most
-   * relevant others; archive the rest (original timestamps), restoring chronological order.
+   * The vector of `query` (whitespace-normalised) in the window's space. The last one is kept,
+   * so a turn's prune and its recall embed the input once; the newest event, when it is that
+   * input, keeps it as its own vector.
+   */
+  async queryVector(query: string, signal?: AbortSignal): Promise<Float32Array> {
+    const text = cleanText(query);
+    const { embedder } = this.#options;
+    const last = this.#lastQuery;
+    if (last?.text === text && last.fingerprint === embedder.fingerprint) return last.vector;
+    const [vector] = await embedder.embed([text], { signal });
+    this.#lastQuery = { text, fingerprint: embedder.fingerprint, vector: vector! };
+    const newest = this.#events.at(-1);
+    if (newest && this.#stale(newest) && textForVector(newest, this.#options.toolPolicy) === text) {
+      newest.vector = { fingerprint: embedder.fingerprint, vector: vector! };
+      this.#persist.changed();
+    }
+    return vector!;
+  }
+
+  /** Whether `event` lacks a vector of the current space. */
+  #stale(event: ContextEvent): boolean {
+    const { embedder } = this.#options;
+    return event.vector?.fingerprint !== embedder.fingerprint ||
+      event.vector.vector.length !== embedder.dim;
+  }
+
+  /**
+   * Keep the exchanges of the newest `keepRecent` events and the `topK` most relevant other
+   * exchanges; archive the rest (original timestamps), each exchange whole.
    */
   prune(query: string, signal?: AbortSignal): Promise<PruneResult> {
     // One prune at a time: a second one waits and then sees the first one's result.
@@ -183,25 +215,22 @@ export class RelevanceContext implements ContextWindow {
   async #prune(query: string, signal?: AbortSignal): Promise<PruneResult> {
     const topK = Math.max(0, this.#options.topK());
     const total = this.#events.length;
-    if (total <= topK) return { kept: total, archived: 0, dropped: 0 };
-    const keepRecent = Math.min(this.#options.keepRecent ?? 10, total);
-    const older = this.#events.slice(0, total - keepRecent);
-    // NoMemory events are never scored: outside the recent ones they are the first to go.
-    const candidates = older.filter((e) => !e.noMemory);
-    const slots = Math.max(topK - keepRecent, 0);
-
-    let keep = new Set<ContextEvent>();
-    if (slots > 0) {
-      const [queryVector] = await this.#options.embedder.embed([cleanText(query)], { signal });
+    const { older } = planPrune(this.#events, this.#options.keepRecent ?? 10);
+    if (older.length <= topK) return { kept: total, archived: 0, dropped: 0 };
+    // NoMemory events are never scored: an exchange of only those is the first to go.
+    const candidates = older.flat().filter((e) => !e.noMemory);
+    const scores = new Map<ContextEvent, number>();
+    if (topK > 0 && candidates.length > 0) {
+      const queryVector = await this.queryVector(query, signal);
       await this.#ensureVectors(candidates, signal);
       const scorer = this.#options.scorer ?? dotScores;
-      const scores = scorer(queryVector!, candidates.map((e) => e.vector!.vector));
-      const ranked = candidates.map((event, i) => ({ event, score: scores[i]!, i }))
-        .sort((a, b) => b.score - a.score || b.i - a.i); // ties: the newer stays
-      keep = new Set(ranked.slice(0, slots).map((r) => r.event));
+      const scored = scorer(queryVector, candidates.map((e) => e.vector!.vector));
+      candidates.forEach((e, i) => scores.set(e, scored[i]!));
     }
+    const keep = bestExchanges(older, scores, topK);
     // An archive begun earlier and not finished (it failed) is finished now, whatever the scores.
-    const evicted = older.filter((e) => !keep.has(e) || this.#archiving.has(e.id));
+    const evicted = older.filter((x) => !keep.has(x) || x.some((e) => this.#archiving.has(e.id)))
+      .flat();
     const unarchived = new Set(this.#options.unarchivedSources ?? ["agentcli", "terminal"]);
     const toArchive = evicted.filter((e) => !unarchived.has(e.source) && !e.noMemory);
     if (toArchive.length > 0) await this.#archive(toArchive);
@@ -268,9 +297,7 @@ export class RelevanceContext implements ContextWindow {
 
   async #ensureVectors(events: readonly ContextEvent[], signal?: AbortSignal): Promise<void> {
     const embedder = this.#options.embedder;
-    const stale = events.filter((e) =>
-      e.vector?.fingerprint !== embedder.fingerprint || e.vector.vector.length !== embedder.dim
-    );
+    const stale = events.filter((e) => this.#stale(e));
     if (stale.length === 0) return;
     const texts = stale.map((e) => textForVector(e, this.#options.toolPolicy));
     const vectors = await embedder.embed(texts, { signal });

@@ -99,15 +99,20 @@ export async function createEvalMemory(options: EvalMemoryOptions): Promise<Eval
     debounceMs: 3_600_000,
   });
   const extra = options.extraTiers ?? [];
+  // An assistant turn answers the user turn before it: the two are one exchange, as in a chat.
+  let lastUser: string | undefined;
   return {
     async ingest(turn) {
+      const assistant = turn.speaker === "assistant";
+      if (!assistant) lastUser = turn.turn_id;
       const event: ContextEvent = {
         id: turn.turn_id,
-        role: turn.speaker === "assistant" ? "agent" : "user",
+        exchange: assistant ? lastUser ?? turn.turn_id : turn.turn_id,
+        role: assistant ? "agent" : "user",
         source: turn.speaker,
         channel: "eval",
-        input: turn.speaker === "assistant" ? undefined : turn.text,
-        response: turn.speaker === "assistant" ? turn.text : undefined,
+        input: assistant ? undefined : turn.text,
+        response: assistant ? turn.text : undefined,
         turnIds: [turn.turn_id],
         timestamp: Date.parse(turn.timestamp),
       };

@@ -27,6 +27,7 @@ const EventJson = z.object({
   response: z.string().optional(),
   tools: z.array(z.object({ name: z.string(), output: z.string() })).optional(),
   turnIds: z.array(z.string()).optional(),
+  exchange: z.string().optional(),
   timestamp: z.number(),
   noMemory: z.boolean().optional(),
   vector: VectorJson.optional(),

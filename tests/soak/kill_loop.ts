@@ -29,7 +29,7 @@ export interface KillLoopOptions {
   /** A daemon lives this long after it is ready, uniformly at random; default 300–2500 ms. */
   minLifeMs?: number;
   maxLifeMs?: number;
-  /** Context window size during the soak (small, so every turn prunes and archives). */
+  /** `max_context_size` during the soak (small, so every turn prunes and archives); default 2. */
   contextSize?: number;
   /** Progress lines. */
   log?: (line: string) => void;
@@ -94,7 +94,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
     HOMEAGENT_LOG_LEVEL: "warn",
   };
   try {
-    const size = String(options.contextSize ?? 14);
+    const size = String(options.contextSize ?? 2);
     const set = await runMain([
       "config",
       "set",

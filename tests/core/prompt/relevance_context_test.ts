@@ -4,6 +4,7 @@ import {
   type ContextRecord,
   type ContextSnapshot,
   type ContextStore,
+  eventsToDocuments,
   RelevanceContext,
   type RelevanceContextOptions,
   replayContext,
@@ -84,8 +85,8 @@ const TOPICS = [
   "the weather forecast says rain tomorrow",
 ];
 
-Deno.test("RelevanceContext prune keeps the newest 10 and the most relevant, archiving the rest", async () => {
-  const { context, archived } = await setup();
+Deno.test("RelevanceContext prune keeps the newest 10 and the topK most relevant, archiving the rest", async () => {
+  const { context, archived } = await setup({ topK: () => 4 });
   for (let i = 0; i < 20; i++) context.append(event(i, `${TOPICS[i % 4]} (${i})`));
   const result = await context.prune("what does my cat Mimi like to eat");
   assert.deepEqual(result, { kept: 14, archived: 6, dropped: 0 });
@@ -103,8 +104,80 @@ Deno.test("RelevanceContext prune keeps the newest 10 and the most relevant, arc
   }
 });
 
+/** Turn `i` as the kernel records it: the input, then the reply (one exchange). */
+function exchange(i: number, input: string, response: string): ContextEvent[] {
+  const at = T0 + i * HOUR;
+  const base = { source: "cli", channel: "cli", turnIds: [`t${i}`] };
+  return [
+    { ...base, id: `t${i}:in`, role: "user", input, timestamp: at },
+    { ...base, id: `t${i}:out`, role: "agent", response, timestamp: at + 1000 },
+  ];
+}
+
+Deno.test("RelevanceContext prune keeps or archives an input and its reply together", async () => {
+  const { context, archived } = await setup({ topK: () => 2 });
+  const turns = [
+    ["what shall I cook tonight?", "Tuna pasta: Mimi the cat will beg for the tuna."],
+    ["how is the stock market?", "It fell sharply today."],
+    ["any plans for the weekend?", "Rain tomorrow, so a museum."],
+    ["is the cat food delivered?", "Yes, the tuna for Mimi came this morning."],
+    ["how do I fix a flat tyre?", "Patch the tube and pump it up."],
+  ];
+  turns.forEach(([q, a], i) => exchange(i, q!, a!).forEach((e) => context.append(e)));
+  for (let i = 5; i < 10; i++) {
+    exchange(i, `recent question ${i}`, "ok").forEach((e) => context.append(e));
+  }
+  const result = await context.prune("what does Mimi the cat like, tuna?");
+  assert.deepEqual(result, { kept: 14, archived: 6, dropped: 0 });
+  const ids = context.events().map((e) => e.id);
+  // The cat exchanges stay whole although only their replies mention tuna and Mimi.
+  for (const id of ["t0:in", "t0:out", "t3:in", "t3:out"]) assert.ok(ids.includes(id), id);
+  assert.deepEqual(archived[0]!.map((e) => e.id), [
+    "t1:in",
+    "t1:out",
+    "t2:in",
+    "t2:out",
+    "t4:in",
+    "t4:out",
+  ]);
+  const documents = eventsToDocuments(archived[0]!);
+  assert.equal(documents.length, 3, "one document per exchange");
+  assert.match(
+    documents[0]!.content,
+    /cli: how is the stock market\?\n.* you: It fell sharply today\./,
+  );
+  assert.deepEqual(documents[0]!.turnIds, ["t1"]);
+});
+
+Deno.test("RelevanceContext protects the newest 10 events on top of the topK most relevant exchanges", async () => {
+  const { context } = await setup({ topK: () => 3 });
+  for (let i = 0; i < 20; i++) {
+    exchange(i, `question ${i} about ${TOPICS[i % 4]}`, `answer ${i}`).forEach((e) =>
+      context.append(e)
+    );
+  }
+  const result = await context.prune("my cat Mimi and her tuna");
+  // The newest 10 events are five exchanges; three more exchanges are kept on relevance.
+  assert.equal(result.kept, 10 + 3 * 2);
+  const kept = new Set(context.events().map((e) => e.turnIds![0]));
+  for (let i = 15; i < 20; i++) assert.ok(kept.has(`t${i}`), `recent t${i}`);
+  for (const i of [4, 8, 12]) assert.ok(kept.has(`t${i}`), `relevant t${i}`);
+  // At or under topK older exchanges nothing moves.
+  assert.deepEqual(await context.prune("anything"), { kept: 16, archived: 0, dropped: 0 });
+});
+
+Deno.test("RelevanceContext never splits an exchange at the edge of the newest 10 events", async () => {
+  const { context, archived } = await setup({ topK: () => 0 });
+  for (let i = 0; i < 6; i++) exchange(i, `q${i}`, `a${i}`).forEach((e) => context.append(e));
+  context.append(exchange(6, "q6", "a6")[0]!); // a turn under way: its reply is not there yet
+  await context.prune("q6");
+  // The newest 10 events reach back to t1's reply: t1 stays whole, only t0 goes.
+  assert.deepEqual(archived.flat().map((e) => e.id), ["t0:in", "t0:out"]);
+  assert.equal(context.events()[0]!.id, "t1:in");
+});
+
 Deno.test("RelevanceContext prune drops agentcli and terminal events instead of archiving", async () => {
-  const { context, archived } = await setup({ topK: () => 10 });
+  const { context, archived } = await setup({ topK: () => 0 });
   for (let i = 0; i < 12; i++) {
     context.append(event(i, `line ${i}`, { source: i === 0 ? "terminal" : "cli" }));
   }
@@ -122,7 +195,7 @@ Deno.test("RelevanceContext keeps everything while at or under topK", async () =
 Deno.test("RelevanceContext keeps events appended while a prune awaits the archive", async () => {
   let release!: () => void;
   const gate = new Promise<void>((r) => release = r);
-  const { context } = await setup({ topK: () => 10, archive: () => gate });
+  const { context } = await setup({ topK: () => 0, archive: () => gate });
   for (let i = 0; i < 12; i++) context.append(event(i, `e ${i}`));
   const pruning = context.prune("e");
   await new Promise((r) => setTimeout(r, 0));
@@ -265,7 +338,7 @@ Deno.test("RelevanceContext journals a prune's archive before the archive is cal
   const seen: string[][] = [];
   const { context } = await setup({
     store,
-    topK: () => 10,
+    topK: () => 0,
     archive: () => {
       seen.push(store.journal.map((r) => r.op));
       return Promise.resolve();
@@ -294,7 +367,7 @@ Deno.test("RelevanceContext: a crash between the document write and the prune re
   const documents = fakeDocuments();
   const { context } = await setup({
     store,
-    topK: () => 10,
+    topK: () => 0,
     archive: (events) => {
       documents.write(events);
       return new Promise(() => {}); // the process dies here: the documents exist, nothing else
@@ -309,7 +382,7 @@ Deno.test("RelevanceContext: a crash between the document write and the prune re
   const archivedAgain: ContextEvent[][] = [];
   const restarted = await setup({
     store: store.restarted(),
-    topK: () => 10,
+    topK: () => 0,
     archive: (events) => {
       archivedAgain.push(events);
       documents.write(events);
@@ -328,7 +401,7 @@ Deno.test("RelevanceContext: a failed archive keeps the events and the next prun
   const documents = fakeDocuments();
   let fail = true;
   const { context } = await setup({
-    topK: () => 12,
+    topK: () => 2,
     archive: (events) => {
       documents.write(events.slice(0, 1)); // some documents may be written before it fails
       if (fail) return Promise.reject(new Error("disk full"));

@@ -53,7 +53,7 @@ Deno.test("eval memory runs the built-in bilingual set end to end through the CL
       home,
       "set",
       "core.agent.max_context_size",
-      "12",
+      "2",
     ]);
     assert.equal(set.code, 0, set.stderr);
     const runOut = join(home, "run.jsonl");
@@ -110,7 +110,7 @@ Deno.test("runMemoryEval skips questions with an empty gold list and counts them
       analyzer,
       clock: systemClock,
       logger: silentLogger,
-      contextSize: 12,
+      contextSize: 2,
       runOut,
     });
     assert.equal(result.questions, 8);

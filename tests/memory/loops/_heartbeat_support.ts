@@ -75,7 +75,7 @@ export async function withRig(
     archive: async (events) => {
       await documents.insertMany(eventsToDocuments(events));
     },
-    topK: () => 12,
+    topK: () => 2,
   });
   const textLog = await TextLog.open({ dir: join(dir, "text"), clock, logger });
   const server = options.llm ? startFakeOpenAI() : undefined;

@@ -235,7 +235,7 @@ Deno.test("Context window: a kill between the document write and the prune recor
       const embedder = createHashEmbedder({ dim: 64 });
       const documents = await DocStore.open({ dir: ${JSON.stringify(join(dir, "docs"))},
         embedder, analyzer: await createTextAnalyzer(), clock, logger });
-      const context = await RelevanceContext.load({ clock, logger, embedder, topK: () => 10,
+      const context = await RelevanceContext.load({ clock, logger, embedder, topK: () => 0,
         store: new JsonContextStore({ path: ${JSON.stringify(join(dir, "context.json"))}, logger }),
         archive: async (events) => { ${archive} } });`;
     const script = open(`
