@@ -133,9 +133,9 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
         events: context.events(),
         documents,
       }, { signal });
+      // Shown, not read: only the model's own doc_query counts against a document's coldness.
       const docs = ranked.filter((item) => item.tier === "documents" && item.score >= RELATED_FLOOR)
         .slice(0, 3).flatMap((item) => item.document ?? []);
-      await documents.markAccessed(docs.map((d) => d.id));
       const related = documentsSection(docs);
       const knowledge = await upkeep.section(input.text, signal);
       return [index, related, knowledge].filter((s): s is MemorySection => s !== undefined);

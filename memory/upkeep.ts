@@ -11,7 +11,6 @@ import {
   type Embedder,
   errorMessage,
   type HeartbeatStats,
-  type KernelConfig,
   knowledgeSection,
   knowledgeTools,
   type Logger,
@@ -26,13 +25,17 @@ import type { HomePaths } from "./home.ts";
 import type { TextAnalyzer } from "./text/keywords.ts";
 import { KnowledgeStore } from "./knowledge/base.ts";
 import { TextLog } from "./log/text_log.ts";
-import { type MemoryHeartbeat, startMemoryHeartbeat } from "./loops/heartbeat.ts";
+import {
+  type MemoryHeartbeat,
+  type MemoryHeartbeatOptions,
+  startMemoryHeartbeat,
+} from "./loops/heartbeat.ts";
 import { GraphMaintenanceDb } from "./graph/maintenance.ts";
 
 /** Options of openUpkeep. */
 export interface UpkeepOptions {
   paths: HomePaths;
-  config: KernelConfig;
+  config: MemoryHeartbeatOptions["config"];
   clock: Clock;
   logger: Logger;
   embedder: Embedder;

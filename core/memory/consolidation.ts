@@ -8,12 +8,26 @@ import type { GraphEntity, GraphRelation } from "./graph.ts";
 import type { RelationPatch } from "./graph_store.ts";
 import { HomeAgentError } from "../errors.ts";
 
+/**
+ * Why a consolidation ask got no answer. `deferred`: the owner's work came first (preempted,
+ * stopped, the queue full): ask again on a later run. `unavailable`: no LLM answered (every
+ * source down or unusable, over its cap, none configured): use the fallback now.
+ */
+export type ConsolidationFailure = "deferred" | "unavailable";
+
 /** A consolidation turn that did not end with an answer (stopped, preempted, failed, refused). */
 export class ConsolidationError extends HomeAgentError {
+  /** The reply's error code or status (`preempted`, `providers_all_failed`, …). */
   readonly status: string;
-  constructor(status: string, message: string, options?: { cause?: unknown }) {
-    super(`consolidation_${status}`, message, options);
+  readonly kind: ConsolidationFailure;
+  constructor(
+    status: string,
+    message: string,
+    options: { kind: ConsolidationFailure; cause?: unknown },
+  ) {
+    super(`consolidation_${status}`, message, { cause: options.cause });
     this.status = status;
+    this.kind = options.kind;
   }
 }
 
@@ -53,6 +67,7 @@ export function agentConsolidator(
               new ConsolidationError(
                 reply.errorCode ?? reply.status,
                 `Consolidation turn ended "${reply.status}": ${reply.text}`,
+                { kind: reply.status === "error" ? "unavailable" : "deferred" },
               ),
             );
           },

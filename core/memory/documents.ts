@@ -52,15 +52,14 @@ export interface DocumentStore {
   /** Store a document; identical content is stored once (`duplicate` then names the first). */
   insert(doc: NewDocument): Promise<{ id: string; duplicate: boolean }>;
   /**
-   * Hybrid dense + keyword search; `touch` counts the hits as accessed. A document found only
-   * by the dense side needs a cosine of at least `minDense` (store default when absent).
+   * Hybrid dense + keyword search; `touch` counts the hits as accessed (an explicit read: the
+   * automatic "[Related Memory Docs]" never touches). A document found only by the dense side
+   * needs a cosine of at least `minDense` (store default when absent).
    */
   query(
     text: string,
     options?: { k?: number; signal?: AbortSignal; touch?: boolean; minDense?: number },
   ): Promise<ScoredDocument[]>;
-  /** Count an access of each document now (they were shown to the model). */
-  markAccessed(ids: readonly string[]): Promise<void>;
   /** Read and delete: what `doc_query` hands back into the context window. */
   consume(ids: readonly string[]): Promise<MemoryDocument[]>;
   /** Documents not accessed for `idleMs` and accessed at most `maxAccess` times. */
@@ -98,13 +97,16 @@ export function documentsSection(docs: readonly MemoryDocument[]): MemorySection
   };
 }
 
-/** The "[Related Memory Docs]" section for `input`: the top hits, summaries only. */
+/**
+ * The "[Related Memory Docs]" section for `input`: the top hits, summaries only. Showing them
+ * is no access: a document stays cold until the model reads it with `doc_query`.
+ */
 export async function relatedDocuments(
   store: DocumentStore,
   text: string,
   options: { k?: number; signal?: AbortSignal } = {},
 ): Promise<MemorySection | undefined> {
-  const hits = await store.query(text, { k: options.k ?? 3, signal: options.signal, touch: true });
+  const hits = await store.query(text, { k: options.k ?? 3, signal: options.signal });
   if (hits.length === 0) return undefined;
   return {
     title: "Related Memory Docs",

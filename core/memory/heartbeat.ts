@@ -43,6 +43,12 @@ export interface HeartbeatOptions {
   tasks: readonly HeartbeatTask[];
   /** A disabled task looks at its interval again after this long; default 60 s. */
   disabledPollMs?: number;
+  /**
+   * Every task's interval is read again this often, so a change made where no `reschedule`
+   * call can follow (another process writing the config) applies within it; default 60 s, 0
+   * turns it off (then only `reschedule` applies a change before the next re-arm).
+   */
+  watchMs?: number;
   /** Stats restored from an earlier process (totals and last run survive restarts). */
   restored?: readonly HeartbeatStats[];
   /** Called after every run (success or failure), e.g. to persist the stats. */
@@ -54,6 +60,10 @@ interface Slot {
   stats: HeartbeatStats;
   timer?: TimerHandle;
   running?: Promise<HeartbeatStats>;
+  /** When the wait for the next run began (monotonic): start, or the end of the last run. */
+  since: number;
+  /** The interval the timer was armed with (≤ 0: disabled, polling). */
+  armedMs: number;
 }
 
 /** Runs its tasks on their intervals until stop(). */
@@ -63,6 +73,7 @@ export class Heartbeat {
   #abort = new AbortController();
   #started = false;
   #stopped = false;
+  #watch?: TimerHandle;
 
   constructor(options: HeartbeatOptions) {
     this.#o = options;
@@ -79,7 +90,7 @@ export class Heartbeat {
         running: false,
         enabled: task.intervalMs() > 0,
       };
-      this.#slots.set(task.name, { task, stats });
+      this.#slots.set(task.name, { task, stats, since: 0, armedMs: 0 });
     }
   }
 
@@ -88,6 +99,33 @@ export class Heartbeat {
     if (this.#started || this.#stopped) return;
     this.#started = true;
     for (const slot of this.#slots.values()) this.#arm(slot);
+    this.#armWatch();
+  }
+
+  /**
+   * Apply changed intervals now, not when the old timer fires: a waiting task's next run moves
+   * to one new interval after its last run ended (at once when that is past); a task that was
+   * disabled waits one interval from now. A running task re-arms with the new interval anyway.
+   */
+  reschedule(): void {
+    if (!this.#started || this.#stopped) return;
+    const now = this.#o.clock.monotonic();
+    for (const slot of this.#slots.values()) {
+      const interval = slot.task.intervalMs();
+      if (!slot.timer || Math.max(interval, 0) === Math.max(slot.armedMs, 0)) continue;
+      slot.timer.cancel();
+      slot.timer = undefined;
+      this.#arm(slot, slot.armedMs > 0 ? slot.since : now);
+    }
+  }
+
+  /** Resolves once no task is running (runs started meanwhile included). */
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      const running = [...this.#slots.values()].flatMap((s) => s.running ?? []);
+      if (running.length === 0) return;
+      await Promise.allSettled(running);
+    }
   }
 
   /** Run `name` now (tests, the CLI); joins a run already under way instead of overlapping it. */
@@ -110,6 +148,8 @@ export class Heartbeat {
   /** Cancel the timers, abort runs under way and wait for them to end. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#watch?.cancel();
+    this.#watch = undefined;
     this.#abort.abort(new DOMException("The heartbeat is stopping", "AbortError"));
     const running: Promise<unknown>[] = [];
     for (const slot of this.#slots.values()) {
@@ -120,11 +160,16 @@ export class Heartbeat {
     await Promise.allSettled(running);
   }
 
-  #arm(slot: Slot): void {
+  /** Arm the next run of `slot`: one interval after `since` (default: now). */
+  #arm(slot: Slot, since = this.#o.clock.monotonic()): void {
     if (this.#stopped) return;
     const interval = slot.task.intervalMs();
     slot.stats.enabled = interval > 0;
-    const wait = interval > 0 ? interval : this.#o.disabledPollMs ?? 60_000;
+    slot.since = since;
+    slot.armedMs = interval;
+    const wait = interval > 0
+      ? Math.max(0, since + interval - this.#o.clock.monotonic())
+      : this.#o.disabledPollMs ?? 60_000;
     slot.timer = this.#o.clock.setTimer(wait, () => {
       slot.timer = undefined;
       if (slot.task.intervalMs() <= 0) return this.#arm(slot);
@@ -172,6 +217,15 @@ export class Heartbeat {
     })();
     slot.running = run;
     return run;
+  }
+
+  #armWatch(): void {
+    const every = this.#o.watchMs ?? 60_000;
+    if (every <= 0 || this.#stopped) return;
+    this.#watch = this.#o.clock.setTimer(every, () => {
+      this.reschedule();
+      this.#armWatch();
+    });
   }
 }
 

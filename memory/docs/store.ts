@@ -231,15 +231,6 @@ export class DocStore implements DocumentStore {
     }
   }
 
-  async markAccessed(ids: readonly string[]): Promise<void> {
-    const docs: MemoryDocument[] = [];
-    for (const id of ids) {
-      const record = await this.#read(id);
-      if (record) docs.push(record.document);
-    }
-    if (docs.length > 0) await this.#touch(docs);
-  }
-
   async consume(ids: readonly string[]): Promise<MemoryDocument[]> {
     const taken: MemoryDocument[] = [];
     for (const id of ids) {

@@ -56,8 +56,16 @@ export async function archiveColdDocuments(options: ArchiveOptions): Promise<Hea
     idleMs: options.idleMs ?? 72 * 3_600_000,
     maxAccess: options.maxAccess ?? 2,
   });
-  const counts = { cold: cold.length, archived: 0, triples: 0, llm: 0, fallback: 0, deferred: 0 };
-  const useLlm = options.consolidator?.available() ?? false;
+  const counts = {
+    cold: cold.length,
+    archived: 0,
+    triples: 0,
+    llm: 0,
+    fallback: 0,
+    deferred: 0,
+    unavailable: 0,
+  };
+  let useLlm = options.consolidator?.available() ?? false;
   for (const doc of cold.slice(0, options.batch ?? 20)) {
     options.signal?.throwIfAborted();
     let triples: Triple[] | undefined;
@@ -67,10 +75,19 @@ export async function archiveColdDocuments(options: ArchiveOptions): Promise<Hea
         if (triples) counts.llm++;
       } catch (error) {
         if (!(error instanceof ConsolidationError)) throw error;
-        // Preempted or stopped: the owner is talking; try the rest next time.
-        options.logger.info("Archive deferred", { document: doc.id, reason: error.status });
-        counts.deferred++;
-        break;
+        if (error.kind === "deferred") {
+          // Preempted or stopped: the owner is talking; try the rest next time.
+          options.logger.info("Archive deferred", { document: doc.id, reason: error.status });
+          counts.deferred++;
+          break;
+        }
+        // No LLM answers: the rules stand in for this run, said once, not per document.
+        options.logger.warn("Archive: no LLM answered; using the rule distiller for this run", {
+          reason: error.status,
+          error: error.message,
+        });
+        counts.unavailable = 1;
+        useLlm = false;
       }
     }
     if (!triples) {

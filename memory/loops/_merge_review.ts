@@ -206,7 +206,16 @@ async function askOrDefer(
     return await options.consolidator!.ask(prompt, { signal: options.signal, meta: { heartbeat } });
   } catch (error) {
     if (!(error instanceof ConsolidationError)) throw error;
-    options.logger.info("Heartbeat deferred", { heartbeat, reason: error.status });
+    // Without an answer nothing changes: the same candidates come up again next run.
+    if (error.kind === "deferred") {
+      options.logger.info("Heartbeat deferred", { heartbeat, reason: error.status });
+    } else {
+      options.logger.warn("Heartbeat: no LLM answered; left for the next run", {
+        heartbeat,
+        reason: error.status,
+        error: error.message,
+      });
+    }
     return undefined;
   }
 }

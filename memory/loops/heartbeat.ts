@@ -7,6 +7,7 @@
  */
 import {
   type Clock,
+  type ConfigListener,
   type Consolidator,
   type DocumentStore,
   type GraphMaintenance,
@@ -38,7 +39,10 @@ export const MEMORY_LOOPS = ["distill", "archive", "merge", "review", "rule_dist
 export interface MemoryHeartbeatOptions {
   clock: Clock;
   logger: Logger;
-  config: KernelConfig;
+  /** The settings; with `onChange` (the ConfigRegistry) an interval change applies at once. */
+  config: KernelConfig & { onChange?(listener: ConfigListener): () => void };
+  /** How often intervals changed elsewhere (another process) are looked for; default 60 s, 0 off. */
+  watchMs?: number;
   /** memory/heartbeat.json */
   statePath: string;
   context: Pick<RelevanceContext, "prune" | "events" | "flush">;
@@ -58,6 +62,8 @@ export interface MemoryHeartbeat {
   stats(): HeartbeatStats[];
   /** Run one loop now (tests, the CLI); joins a run under way. */
   runNow(name: (typeof MEMORY_LOOPS)[number]): Promise<HeartbeatStats>;
+  /** Resolves once no loop is running (drive the loops under a manual clock: advance, await). */
+  whenIdle(): Promise<void>;
   /** Stop the timers and wait for runs under way. */
   stop(): Promise<void>;
 }
@@ -117,6 +123,7 @@ export async function startMemoryHeartbeat(
     clock: options.clock,
     logger,
     tasks,
+    watchMs: options.watchMs,
     restored: state.data.stats,
     onRun: async () => {
       state.data.stats = heartbeat.stats();
@@ -124,10 +131,16 @@ export async function startMemoryHeartbeat(
     },
   });
   heartbeat.start();
+  // A new interval applies now, not when the timer armed with the old one fires.
+  const unsubscribe = options.config.onChange?.((key) => {
+    if (key.startsWith("core.memory.") && key.endsWith("_interval_ms")) heartbeat.reschedule();
+  });
   return {
     stats: () => heartbeat.stats(),
     runNow: (name) => heartbeat.runNow(name),
+    whenIdle: () => heartbeat.whenIdle(),
     async stop() {
+      unsubscribe?.();
       await heartbeat.stop();
       await state.flush();
     },

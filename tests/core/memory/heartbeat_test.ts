@@ -115,3 +115,59 @@ Deno.test("Heartbeat.stop aborts a run under way and waits for it", async () => 
   assert.equal(heartbeat.stats()[0]?.failures, 0);
   assert.equal(clock.pending, 0);
 });
+
+Deno.test("Heartbeat.reschedule applies a changed interval at once, not when the old timer fires", async () => {
+  const clock = new ManualClock();
+  let interval = 60;
+  const runs: number[] = [];
+  const heartbeat = new Heartbeat({
+    clock,
+    logger: new MemoryLogger(),
+    watchMs: 0,
+    tasks: [task("t", () => interval, () => (runs.push(clock.monotonic()), Promise.resolve({})))],
+  });
+  heartbeat.start();
+  await clock.tick(10);
+  interval = 30; // shorter: due 30 after the start, not at 60
+  heartbeat.reschedule();
+  await clock.tick(20);
+  assert.deepEqual(runs, [30]);
+  await clock.tick(5);
+  interval = 5; // already overdue (5 since the last run): it runs at once
+  heartbeat.reschedule();
+  await clock.tick(0);
+  await heartbeat.whenIdle();
+  assert.deepEqual(runs, [30, 35]);
+  interval = 0; // disabled, then enabled again: one interval from that moment
+  heartbeat.reschedule();
+  await clock.tick(100);
+  assert.deepEqual(runs, [30, 35]);
+  interval = 20;
+  heartbeat.reschedule();
+  await clock.tick(20);
+  assert.deepEqual(runs, [30, 35, 155]);
+  await heartbeat.stop();
+  assert.equal(clock.pending, 0);
+});
+
+Deno.test("Heartbeat notices an interval changed elsewhere within watchMs", async () => {
+  const clock = new ManualClock();
+  let interval = 3_600_000;
+  let calls = 0;
+  const heartbeat = new Heartbeat({
+    clock,
+    logger: new MemoryLogger(),
+    watchMs: 60_000,
+    tasks: [task("t", () => interval, () => (calls++, Promise.resolve({})))],
+  });
+  heartbeat.start();
+  await clock.tick(120_000);
+  interval = 150_000; // written by another process: nobody calls reschedule
+  await clock.tick(60_000);
+  await heartbeat.whenIdle();
+  assert.equal(calls, 1, "applied at the next watch, 180 s after the start");
+  await clock.tick(150_000);
+  assert.equal(calls, 2);
+  await heartbeat.stop();
+  assert.equal(clock.pending, 0);
+});

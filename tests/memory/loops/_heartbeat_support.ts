@@ -48,10 +48,13 @@ export interface Rig {
   coldDocument(content: string, summary?: string): Promise<MemoryDocument>;
 }
 
-/** Build a rig, run `fn`, tear everything down. */
+/**
+ * Build a rig, run `fn`, tear everything down. `llm: "down"` configures a source whose server
+ * is already closed (every call is refused at connect).
+ */
 export async function withRig(
   fn: (rig: Rig) => Promise<void>,
-  options: { llm?: boolean } = {},
+  options: { llm?: boolean | "down" } = {},
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "homeagent-heartbeat-" });
   const clock = new ManualClock();
@@ -79,6 +82,7 @@ export async function withRig(
   });
   const textLog = await TextLog.open({ dir: join(dir, "text"), clock, logger });
   const server = options.llm ? startFakeOpenAI() : undefined;
+  if (options.llm === "down") await server!.close();
   const kernel = server ? createTestKernel({ sources: [{ name: "main", server }] }) : undefined;
   const consolidator: Consolidator | undefined = kernel
     ? agentConsolidator(kernel.agent, () => kernel.providers.hasSources())

@@ -246,3 +246,49 @@ Deno.test("distill loop prunes the context window into documents every 30 minute
     assert.equal(heartbeat.stats().find((s) => s.name === "distill")!.last.archived, 8);
   });
 });
+
+Deno.test("archive loop with an unreachable LLM distils by rules, saying so once per run", async () => {
+  await withRig(async (rig) => {
+    only(rig, "archive");
+    await rig.coldDocument("[2026-01-01 10:00] cli: 我叫小明。");
+    await rig.coldDocument("[2026-01-01 11:00] cli: 我住在成都。");
+    await rig.coldDocument("[2026-01-01 12:00] cli: I work as a nurse.");
+    const heartbeat = await rig.start();
+    await tickUntilRun(rig, heartbeat, "archive", 60 * MIN);
+    const stats = heartbeat.stats().find((s) => s.name === "archive")!;
+    assert.deepEqual(
+      [stats.last.archived, stats.last.fallback, stats.last.llm, stats.last.deferred],
+      [3, 3, 0, 0],
+      JSON.stringify(stats),
+    );
+    assert.equal(rig.documents.size(), 0, "nothing waits for the LLM to come back");
+    const owner = (await rig.graph.history("owner")).map((r) => `${r.type} ${r.target}`).sort();
+    assert.deepEqual(owner.filter((f) => !f.startsWith("mentions")), [
+      "姓名 小明",
+      "居住地 成都",
+      "职业 nurse",
+    ]);
+    const said = rig.logger.lines.filter((l) => /no LLM answered/.test(l.msg));
+    assert.equal(said.length, 1, "logged once per run, not per document");
+    assert.equal(said[0]!.fields?.reason, "providers_all_failed");
+  }, { llm: "down" });
+});
+
+Deno.test("archive loop applies a new interval at once, not when the old timer fires", async () => {
+  await withRig(async (rig) => {
+    only(rig, "archive");
+    await rig.coldDocument("[2026-01-01 10:00] cli: 我叫小明。");
+    const heartbeat = await rig.start();
+    await rig.clock.tick(10 * MIN);
+    rig.config.registry.set("core.memory.archive_interval_ms", 15 * MIN);
+    await tickUntilRun(rig, heartbeat, "archive", 5 * MIN);
+    assert.equal(rig.documents.size(), 0, "ran 15 minutes after the start, not 60");
+    const runs = () => heartbeat.stats().find((s) => s.name === "archive")!.runs;
+    rig.config.registry.set("core.memory.archive_interval_ms", 60 * MIN);
+    await rig.clock.tick(20 * MIN);
+    assert.equal(runs(), 1, "not 15 minutes after the last run any more");
+    rig.config.registry.set("core.memory.archive_interval_ms", 5 * MIN); // overdue: at once
+    await tickUntilRun(rig, heartbeat, "archive", 0, 2);
+    assert.equal(runs(), 2);
+  });
+});
