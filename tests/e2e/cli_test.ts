@@ -175,7 +175,7 @@ Deno.test("The daemon keeps its context across restarts and archives pruned turn
   const h = `${home}`;
   const env = { HOMEAGENT_LLM_BASE_URL: server.url, HOMEAGENT_LLM_MODEL: "fake-model" };
   assert.equal(
-    (await runMain(["config", "--home", h, "set", "core.agent.max_context_size", "12"])).code,
+    (await runMain(["config", "--home", h, "set", "core.agent.max_context_size", "1"])).code,
     0,
   );
   {
@@ -187,7 +187,9 @@ Deno.test("The daemon keeps its context across restarts and archives pruned turn
     }
     const status = JSON.parse((await runMain(["status", "--home", h])).stdout);
     assert.ok(status.memory.documents > 0, "pruned turns became documents");
-    assert.ok(status.memory.contextEvents <= 13);
+    // The newest 10 events (11 with the rest of the exchange at their edge), one exchange kept
+    // on relevance, and the last reply: 14 at most.
+    assert.ok(status.memory.contextEvents <= 14, String(status.memory.contextEvents));
     assert.match(status.memory.vectorSpace, /^hash-ngram:v1:\d+$/);
     assert.equal((await daemon.stop()).code, 0);
   }
