@@ -79,6 +79,9 @@ const EN = {
   resync: "Reconnected; some live events were missed.",
   clickNode: "Click an entity to see its facts.",
   refresh: "Refresh",
+  pluginTools: "Tools",
+  terminals: "Terminals",
+  noTerminals: "No terminals are open.",
 };
 
 /** The text keys. */
@@ -162,6 +165,9 @@ const ZH: Record<TextKey, string> = {
   resync: "已重新连接，部分实时事件已丢失。",
   clickNode: "点击实体查看它的事实。",
   refresh: "刷新",
+  pluginTools: "工具",
+  terminals: "终端",
+  noTerminals: "没有打开的终端。",
 };
 
 /** "en" or "zh". */

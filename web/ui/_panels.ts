@@ -220,6 +220,41 @@ interface Plugin {
   version?: string;
   state: string;
   error?: string;
+  tools?: string[];
+  settings?: { key: string; value: unknown }[];
+}
+
+/** A plugin's tools and settings, folded under its name. */
+function PluginDetails({ p }: { p: Plugin }) {
+  const tools = p.tools ?? [];
+  const settings = p.settings ?? [];
+  if (tools.length === 0 && settings.length === 0) return null;
+  const prefix = `plugin.${p.name}.`;
+  return h(
+    "details",
+    { class: "plugin-details", "data-plugin": p.name },
+    h(
+      "summary",
+      null,
+      `${t("pluginTools")} ${tools.length}` +
+        (p.settings !== undefined ? ` · ${t("settings")} ${settings.length}` : ""),
+    ),
+    tools.length > 0 &&
+      h("div", { class: "tools" }, tools.map((name) => h("code", { key: name }, name, " "))),
+    settings.length > 0 &&
+      h(
+        "ul",
+        { class: "plugin-settings" },
+        settings.map((s) =>
+          h(
+            "li",
+            { key: s.key },
+            h("code", null, s.key.replace(prefix, "")),
+            ` = ${JSON.stringify(s.value)}`,
+          )
+        ),
+      ),
+  );
 }
 
 /** Plugins: list, enable/disable, reload, upload a .hmap. */
@@ -259,7 +294,13 @@ export function PluginsView() {
         h(
           "tr",
           { key: p.name },
-          h("td", null, p.name, h("small", null, ` ${p.kind ?? ""} ${p.version ?? ""}`)),
+          h(
+            "td",
+            null,
+            p.name,
+            h("small", null, ` ${p.kind ?? ""} ${p.version ?? ""}`),
+            h(PluginDetails, { p }),
+          ),
           h("td", null, p.state, p.error && h("div", { class: "error" }, p.error)),
           h(
             "td",
