@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, messageOf, send } from "./_api.ts";
 import { renderMarkdown } from "./_markdown.ts";
 import { t } from "./_i18n.ts";
+import { TerminalsView } from "./_terminals.ts";
 
 /** Load `path` once; returns [data, error, reload]. */
 function useLoad<T>(path: string): [T | undefined, string, () => void] {
@@ -321,6 +322,8 @@ export function PluginsView() {
         )
       ),
     ),
+    (data?.plugins ?? []).some((p) => p.name === "agentcli" && p.state === "running") &&
+      h(TerminalsView, null),
     h(
       "label",
       { class: "upload" },

@@ -27,6 +27,8 @@ import type { Terminal } from "./terminal.ts";
 const READ_CHARS = 8000;
 /** Longest terminal_read wait. */
 const MAX_WAIT_S = 30;
+/** How long the owner has to approve a terminal under the `ask` policy. */
+const ASK_TIMEOUT_MS = 120_000;
 /** How long output must pause before a waiting read returns (and how often it looks). */
 const QUIET_MS = 200;
 
@@ -78,9 +80,10 @@ export function registerAgentcliSettings(
   });
   config.define({
     key: key("policy"),
-    schema: z.enum(["allow", "deny"]),
-    default: "allow",
-    description: "allow: the model may open terminals; deny: terminal_create is refused",
+    schema: z.enum(["allow", "ask", "deny"]),
+    default: "ask",
+    description: "ask: the owner approves each new terminal (web or CLI); allow: no question; " +
+      "deny: terminal_create is refused",
   });
 }
 
@@ -104,6 +107,7 @@ export function createAgentcliPlugin(options: AgentcliOptions): Plugin {
       });
       unsubscribe = sdk.subscribe("output", (event) => set.turnEnded(event.turnId));
       for (const tool of terminalTools(sdk, set, options)) sdk.registerTool(tool);
+      registerRoutes(sdk, set);
     },
     async stop() {
       unsubscribe?.();
@@ -140,7 +144,7 @@ function terminalTools(sdk: PluginSDK, set: TerminalSet, options: AgentcliOption
     };
   const on = <T>(args: Args, context: ToolContext, fn: (t: Terminal) => T | Promise<T>) =>
     set.using(String(args.id), context.turnId, fn);
-  const common = { noMemory: true, timeoutMs: (MAX_WAIT_S + 10) * 1000 };
+  const common = { noMemory: true, timeoutMs: ASK_TIMEOUT_MS + 10_000 };
   return [
     {
       name: "terminal_create",
@@ -153,10 +157,8 @@ function terminalTools(sdk: PluginSDK, set: TerminalSet, options: AgentcliOption
       }),
       ...common,
       handler: guard(async (args, context) => {
-        if (sdk.settings.get<string>("policy") === "deny") {
-          throw new Error("Terminals are turned off (plugin.agentcli.policy is deny)");
-        }
         const request = createRequest(args, sdk, options);
+        await mayOpen(sdk, request, context);
         await Deno.mkdir(request.cwd, { recursive: true });
         const t = await set.create(request, context.turnId);
         return `Terminal ${t.id} started: ${t.command} (pid ${t.pid}, ${t.rows}x${t.cols}, ` +
@@ -253,6 +255,50 @@ function terminalTools(sdk: PluginSDK, set: TerminalSet, options: AgentcliOption
       }),
     },
   ];
+}
+
+const REFUSED: Record<string, string> = {
+  denied: "The owner declined to open this terminal",
+  timeout: "The owner did not answer in time; no terminal was opened",
+  cancelled: "The turn was stopped; no terminal was opened",
+};
+
+/** Throws unless the policy lets this terminal open (asking the owner under `ask`). */
+async function mayOpen(sdk: PluginSDK, request: CreateRequest, context: ToolContext) {
+  const policy = sdk.settings.get<string>("policy");
+  if (policy === "allow") return;
+  if (policy === "deny") {
+    throw new Error('Terminals are turned off (plugin.agentcli.policy is "deny")');
+  }
+  const answer = await sdk.askOwner({
+    title: "Open a terminal for the agent?",
+    detail: `$ ${request.command}\nin ${request.cwd}`,
+    timeoutMs: ASK_TIMEOUT_MS,
+    turnId: context.turnId,
+  }, { signal: context.signal });
+  if (answer !== "approved") throw new Error(REFUSED[answer]);
+}
+
+/**
+ * The web page's live view: `GET terminals` lists them, `GET terminals/:id?from=N` answers
+ * the raw output from absolute offset N on (the page strips the escape codes it cannot draw).
+ */
+function registerRoutes(sdk: PluginSDK, set: TerminalSet): void {
+  sdk.registerRoute({
+    method: "GET",
+    path: "terminals",
+    handler: () => ({ terminals: set.list() }),
+  });
+  sdk.registerRoute({
+    method: "GET",
+    path: "terminals/:id",
+    handler: ({ params, query }) => {
+      const terminal = set.get(params.id!);
+      const from = Number(query.from ?? 0);
+      const slice = terminal.raw(Number.isSafeInteger(from) && from >= 0 ? from : 0);
+      return { ...terminal.info(), ...slice };
+    },
+  });
 }
 
 function createRequest(args: Args, sdk: PluginSDK, options: AgentcliOptions): CreateRequest {

@@ -17,19 +17,33 @@ export interface PluginDaemon extends AsyncDisposable {
    * answers "done"; returns the tool results the model saw, in order.
    */
   toolRun(calls: FakeToolCall[]): Promise<string[]>;
+  /** Call the web API with the daemon's token: GET, or POST with `body`. */
+  api(path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
 }
 
-/** Start a daemon in a fresh home with `env` (besides the fake LLM's). */
-export async function startPluginDaemon(env: Record<string, string> = {}): Promise<PluginDaemon> {
+/** Options of startPluginDaemon. */
+export interface PluginDaemonOptions {
+  /** Environment besides the fake LLM's. */
+  env?: Record<string, string>;
+  /** Settings stored before the daemon starts (`homeagent config set KEY VALUE`). */
+  config?: Record<string, string>;
+}
+
+/** Start a daemon in a fresh home over a scripted fake LLM. */
+export async function startPluginDaemon(options: PluginDaemonOptions = {}): Promise<PluginDaemon> {
   // Turns nobody scripted (a plugin's notice) get a plain answer.
   const server = startFakeOpenAI({ fallback: () => reply.text("noted") });
   const home = await Deno.makeTempDir({ prefix: "homeagent-builtin-" });
   let daemon: RunningDaemon;
   try {
+    for (const [key, value] of Object.entries(options.config ?? {})) {
+      const set = await runMain(["config", "set", key, value, "--home", home]);
+      if (set.code !== 0) throw new Error(`config set ${key} failed: ${set.stderr}`);
+    }
     daemon = await startServe(home, {
       HOMEAGENT_LLM_BASE_URL: server.url,
       HOMEAGENT_LLM_MODEL: "fake-model",
-      ...env,
+      ...options.env,
     });
   } catch (error) {
     await server.close();
@@ -46,6 +60,18 @@ export async function startPluginDaemon(env: Record<string, string> = {}): Promi
       const chat = await runMain(["chat", "--home", home, "go"]);
       if (chat.code !== 0) throw new Error(`chat failed: ${chat.stderr}`);
       return server.requests.slice(first + 1).map((r) => String(r.body.messages.at(-1)!.content));
+    },
+    async api(path, body) {
+      const url = new URL(daemon.url);
+      const response = await fetch(new URL(path, url.origin), {
+        method: body === undefined ? "GET" : "POST",
+        headers: {
+          authorization: `Bearer ${url.searchParams.get("token")}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: await response.json() };
     },
     async [Symbol.asyncDispose]() {
       await daemon.stop();

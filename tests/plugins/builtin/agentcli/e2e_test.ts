@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { runMain } from "../../../fakes/daemon.ts";
-import { startPluginDaemon } from "../_daemon.ts";
+import { type PluginDaemon, startPluginDaemon } from "../_daemon.ts";
 
 const read = (id: string, until?: string) => ({
   name: "terminal_read",
@@ -19,6 +19,8 @@ async function sessionAlive(sid: number): Promise<string[]> {
     .map(([, , p, comm]) => `${p} ${comm}`);
 }
 
+const allow = { config: { "plugin.agentcli.policy": "allow" } };
+
 function alive(pid: number): boolean {
   try {
     Deno.kill(pid, "SIGCONT");
@@ -29,7 +31,7 @@ function alive(pid: number): boolean {
 }
 
 Deno.test("agentcli drives python3 -i on a real pseudo-terminal through the daemon's model", async () => {
-  await using d = await startPluginDaemon();
+  await using d = await startPluginDaemon(allow);
   const [created, typed, answer, quit, ended, list] = await d.toolRun([
     { name: "terminal_create", arguments: { command: "python3 -i -q" } },
     write("t1", { input: "import os; print(6 * 7, os.isatty(0))\n" }),
@@ -48,7 +50,7 @@ Deno.test("agentcli drives python3 -i on a real pseudo-terminal through the daem
 });
 
 Deno.test("agentcli: ctrl-c stops a running sleep in bash and the shell comes back", async () => {
-  await using d = await startPluginDaemon();
+  await using d = await startPluginDaemon(allow);
   const started = Date.now();
   const [created, , prompt, , , back, resized] = await d.toolRun([
     { name: "terminal_create", arguments: { rows: 30, cols: 120 } },
@@ -81,7 +83,7 @@ Deno.test("agentcli: ctrl-c stops a running sleep in bash and the shell comes ba
 });
 
 Deno.test("agentcli tells the model of new output at L3 with a preview, and the daemon stops clean", async () => {
-  await using d = await startPluginDaemon();
+  await using d = await startPluginDaemon(allow);
   const [created] = await d.toolRun([
     { name: "terminal_create", arguments: {} },
     write("t1", { input: "sleep 1; echo notice-$((6 * 7))\n" }),
@@ -116,4 +118,46 @@ Deno.test("agentcli tells the model of new output at L3 with a preview, and the 
   const stopped = await d.daemon.stop();
   assert.equal(stopped.code, 0, stopped.stderr);
   assert.equal(alive(pid), false, "stopping the daemon closes its terminals");
+});
+
+async function question(d: PluginDaemon): Promise<{ id: string; detail: string; plugin: string }> {
+  for (let i = 0; i < 200; i++) {
+    const { body } = await d.api("/api/v1/questions");
+    const list = body.questions as { id: string; detail: string; plugin: string }[];
+    if (list.length > 0) return list[0]!;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("No question was asked");
+}
+
+Deno.test("agentcli asks the owner before a terminal opens, and the web page reads it live", async () => {
+  await using d = await startPluginDaemon();
+  const denied = d.toolRun([{ name: "terminal_create", arguments: { command: "bash" } }]);
+  const q = await question(d);
+  assert.equal(q.plugin, "agentcli");
+  assert.match(q.detail, /^\$ bash\nin .*agentfs$/);
+  assert.equal((await d.api(`/api/v1/questions/${q.id}`, { approve: false })).status, 200);
+  assert.deepEqual(await denied, ["Error: The owner declined to open this terminal"]);
+  assert.deepEqual((await d.api("/api/v1/plugins/agentcli/terminals")).body, { terminals: [] });
+
+  const approved = d.toolRun([
+    { name: "terminal_create", arguments: {} },
+    write("t1", { input: "echo live-$((2 * 21))\n" }),
+    read("t1", "live-42\n"),
+  ]);
+  await d.api(`/api/v1/questions/${(await question(d)).id}`, { approve: true });
+  const [created, , seen] = await approved;
+  assert.match(created!, /^Terminal t1 started: bash/);
+  assert.match(seen!, /live-42/);
+  const list = (await d.api("/api/v1/plugins/agentcli/terminals")).body.terminals as {
+    id: string;
+  }[];
+  assert.deepEqual(list.map((t) => t.id), ["t1"]);
+  const all = (await d.api("/api/v1/plugins/agentcli/terminals/t1?from=0")).body;
+  assert.match(String(all.text), /live-42\r\n/, "the page gets the raw output");
+  assert.equal(all.from, 0);
+  const later = (await d.api(`/api/v1/plugins/agentcli/terminals/t1?from=${all.to}`)).body;
+  assert.equal(later.text, "", "from the end there is nothing new");
+  const missing = await d.api("/api/v1/plugins/agentcli/terminals/t9");
+  assert.equal(missing.status, 404);
 });

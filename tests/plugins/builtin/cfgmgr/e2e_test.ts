@@ -5,7 +5,7 @@ import { startPluginDaemon } from "../_daemon.ts";
 const SECRET = "sk-test-never-shown-4242";
 
 Deno.test("cfgmgr reads and changes settings through the registry's validation, secrets masked", async () => {
-  await using d = await startPluginDaemon({ HOMEAGENT_LLM_API_KEY: SECRET });
+  await using d = await startPluginDaemon({ env: { HOMEAGENT_LLM_API_KEY: SECRET } });
   const stored = await runMain([
     "config",
     "set",
