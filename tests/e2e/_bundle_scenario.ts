@@ -54,6 +54,9 @@ const run = (args: string[], stdout: "piped" | "null" = "piped") =>
     stderr: "piped",
   });
 
+// The terminal opens without an owner to approve it (agentcli's policy is "ask" by default).
+const allowed = await run(["config", "set", "plugin.agentcli.policy", "allow"], "null").output();
+if (!allowed.success) throw new Error(new TextDecoder().decode(allowed.stderr));
 const daemon = run(["serve", "--port", "0"]).spawn();
 const stderr = new Response(daemon.stderr).text();
 const lines = daemon.stdout.pipeThrough(new TextDecoderStream()).getReader();
