@@ -190,3 +190,13 @@ export class ResidentError extends HomeAgentError {
     this.kind = kind;
   }
 }
+
+/**
+ * The command line was misused (unknown command, missing argument, bad flag value): the
+ * message says the right usage, and the process exits with code 2.
+ */
+export class UsageError extends HomeAgentError {
+  constructor(message: string) {
+    super("bad_usage", message);
+  }
+}

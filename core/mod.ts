@@ -45,3 +45,6 @@ export * from "./llm/tools.ts";
 export * from "./lua/budget.ts";
 export * from "./lua/call.ts";
 export * from "./lua/resume.ts";
+export { configCommand, type ConfigCommandOptions } from "./config/command.ts";
+export { KernelNotices, type NoticeSink } from "./kernel/notices.ts";
+export { createKernel, type Kernel, type KernelOptions, type StopMode } from "./agents/kernel.ts";

@@ -12,7 +12,6 @@ import type {
   Logger,
   MemorySection,
   RegisteredTool,
-  ToolMemoryPolicy,
 } from "../core/mod.ts";
 import {
   documentsSection,
@@ -31,6 +30,7 @@ import { createTextAnalyzer, type TextAnalyzer } from "./text/keywords.ts";
 import { type GraphTier, openGraphTier } from "./graph/tier.ts";
 import type { GraphStats } from "./graph/db.ts";
 import { openUpkeep, type Upkeep } from "./upkeep.ts";
+import { type ImportCounts, importMemory } from "./cli/portable.ts";
 
 /** A document is "related" when its pooled score (top lexical hit = 1) reaches this. */
 const RELATED_FLOOR = 0.35;
@@ -41,14 +41,12 @@ export interface OpenMemoryOptions {
   config: ConfigRegistry;
   clock: Clock;
   logger: Logger;
-  /** A tool's memory policy (noMemory / cleaner), from the kernel's tool table. */
-  toolPolicy?: (name: string) => ToolMemoryPolicy | undefined;
   /** Use this space instead of the configured one (tests, evaluation). */
   embedder?: Embedder;
 }
 
-/** The opened tiers. */
-export interface MemoryTiers {
+/** The opened tiers; disposing them is close(). */
+export interface MemoryTiers extends AsyncDisposable {
   embedder: Embedder;
   analyzer: TextAnalyzer;
   documents: DocStore;
@@ -61,6 +59,8 @@ export interface MemoryTiers {
   recall(input: Input, signal: AbortSignal): Promise<MemorySection[]>;
   /** The kernel tools over these tiers. */
   tools(): RegisteredTool[];
+  /** `memory import FILE` into these tiers (documents and graph); resolves the counts. */
+  importFile(path: string): Promise<ImportCounts>;
   /** Sizes for `status` and `memory stats`. */
   stats(): {
     contextEvents: number;
@@ -72,7 +72,14 @@ export interface MemoryTiers {
   };
   /** Re-embed stale documents in the background; resolves when done. */
   reembedInBackground(signal?: AbortSignal): Promise<void>;
-  /** Write the context window and close the stores. */
+  /** reembedInBackground() until close(), which cancels and awaits it. */
+  startReembedding(): void;
+  /**
+   * Build the segmenter's dictionary (~0.5 s on the first Chinese text) on a later turn of the
+   * event loop, rather than in the middle of the first message; close() cancels it.
+   */
+  warmUp(): void;
+  /** Cancel background work, write the context window and close the stores. Once only. */
   close(): Promise<void>;
 }
 
@@ -101,7 +108,6 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
       await documents.insertMany(eventsToDocuments(events));
     },
     topK: () => config.get<number>("core.agent.max_context_size"),
-    toolPolicy: options.toolPolicy,
   });
   await dropRecalledDocuments(context, documents, logger);
   const graph = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger });
@@ -117,7 +123,10 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     graph: graph.graph,
   });
   const tools = [...documentTools(documents, context), ...graph.tools(), ...upkeep.tools()];
-  return {
+  const background = new AbortController();
+  let reembedding: Promise<void> = Promise.resolve();
+  let closing: Promise<void> | undefined;
+  const tiers: MemoryTiers = {
     embedder,
     analyzer,
     documents,
@@ -141,6 +150,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
       return [index, related, knowledge].filter((s): s is MemorySection => s !== undefined);
     },
     tools: () => tools,
+    importFile: (path) => importMemory({ documents, graph: graph.graph }, path),
     stats: () => ({
       contextEvents: context.size(),
       documents: documents.size(),
@@ -159,13 +169,30 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
         }
       }
     },
-    async close() {
-      await upkeep.close();
-      await context.flush();
-      documents.close();
-      graph.close();
+    startReembedding() {
+      reembedding = tiers.reembedInBackground(background.signal);
     },
+    warmUp() {
+      const timer = setTimeout(() => {
+        const t0 = performance.now();
+        analyzer.tokenize("预热分词词典");
+        logger.debug("Segmenter warmed", { ms: Math.round(performance.now() - t0) });
+      }, 0);
+      background.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+    },
+    close() {
+      return closing ??= (async () => {
+        background.abort();
+        await reembedding;
+        await upkeep.close();
+        await context.flush();
+        documents.close();
+        graph.close();
+      })();
+    },
+    [Symbol.asyncDispose]: () => tiers.close(),
   };
+  return tiers;
 }
 
 /**

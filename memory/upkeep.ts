@@ -58,8 +58,8 @@ export interface Upkeep {
   /** The "[Knowledge]" section for `text`; a failure is logged and yields none. */
   section(text: string, signal?: AbortSignal): Promise<MemorySection | undefined>;
   tools(): RegisteredTool[];
-  /** Log every turn and start the heartbeats. Once only. */
-  attach(kernel: UpkeepAttachment): Promise<void>;
+  /** Log every turn and start the heartbeats, until the result is disposed. Once only. */
+  attach(kernel: UpkeepAttachment): Promise<AsyncDisposable>;
   /** The heartbeats' stats; [] before attach. */
   heartbeats(): HeartbeatStats[];
   /** Run one heartbeat now; rejects before attach. */
@@ -86,6 +86,14 @@ export async function openUpkeep(options: UpkeepOptions): Promise<Upkeep> {
   let heartbeat: MemoryHeartbeat | undefined;
   let maintenance: GraphMaintenanceDb | undefined;
   let detach: (() => void) | undefined;
+  let detached: Promise<void> | undefined;
+  // Stops what feeds the kernel, before the kernel itself closes.
+  const detachKernel = () =>
+    detached ??= (async () => {
+      detach?.();
+      await heartbeat?.stop();
+      maintenance?.close();
+    })();
   return {
     textLog,
     knowledge,
@@ -112,6 +120,7 @@ export async function openUpkeep(options: UpkeepOptions): Promise<Upkeep> {
         textLog,
         consolidator: kernel.consolidator,
       });
+      return { [Symbol.asyncDispose]: detachKernel };
     },
     heartbeats: () => heartbeat?.stats() ?? [],
     runHeartbeat(name) {
@@ -119,9 +128,7 @@ export async function openUpkeep(options: UpkeepOptions): Promise<Upkeep> {
       return heartbeat.runNow(name);
     },
     async close() {
-      detach?.();
-      await heartbeat?.stop();
-      maintenance?.close();
+      await detachKernel();
       await textLog.close();
     },
   };

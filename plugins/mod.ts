@@ -31,6 +31,17 @@ export {
   unitText,
 } from "./builtin/cli/service.ts";
 export { type DaemonEntry, DaemonIndex, daemonIndexDir } from "./builtin/cli/daemon_index.ts";
+export {
+  claimDaemon,
+  type DaemonClaim,
+  daemonIndex,
+  daemonTarget,
+  type RunFiles,
+  type StopSignals,
+  stopSignals,
+} from "./builtin/cli/daemon.ts";
+export { type PluginCommandIo, runPluginCommand } from "./builtin/cli/plugin_command.ts";
+export { runServiceCommand, type ServiceCommandIo } from "./builtin/cli/service_command.ts";
 export { processIo, type ReplIo, runRepl } from "./builtin/cli/repl.ts";
 export {
   type ClientFrame,
@@ -103,4 +114,19 @@ export { changeLimits, createChangesPlugin } from "./builtin/changes/mod.ts";
 export { ChangeStore } from "./builtin/changes/store.ts";
 export { ChangeTracker } from "./builtin/changes/tracker.ts";
 export { type ChangesAction, changesCommand } from "./builtin/changes/commands.ts";
+export {
+  type ChangesCommandIo,
+  openTracker,
+  registerWorkPlugins,
+  runChangesCommand,
+  type WorkPaths,
+} from "./builtin/work.ts";
+export { type DoctorIo, runDoctor } from "./builtin/healthcheck/doctor.ts";
 export { registerBuiltinSettings } from "./builtin/settings.ts";
+export {
+  type DaemonPlugins,
+  type PluginMemory,
+  registerPluginSettings,
+  startPlugins,
+  type StartPluginsOptions,
+} from "./start.ts";

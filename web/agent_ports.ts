@@ -2,6 +2,7 @@
 import {
   type Agent,
   type ConfigRegistry,
+  type DocumentStore,
   EPHEMERAL_META,
   type GraphStore,
   type KnowledgeBase,
@@ -11,6 +12,7 @@ import {
 import type {
   ChatPort,
   ContextView,
+  DocumentView,
   EventsPort,
   KnowledgePort,
   MemoryPort,
@@ -95,5 +97,27 @@ export function knowledgeBasePort(kb: KnowledgeBase): KnowledgePort {
       const entry = await kb.create(name, content);
       return { name: entry.name, title: entry.title, updatedAt: entry.updatedAt, content };
     },
+  };
+}
+
+/** A document store as the memory view reads it: search, and the newest from the index. */
+export interface DocumentSource extends Pick<DocumentStore, "query"> {
+  /** The `limit` newest documents' index rows (no file read). */
+  recent(limit: number): DocumentView[];
+}
+
+/** The memory view's documents: a search (not counted as an access), or the newest ones. */
+export function documentsPort(store: DocumentSource): MemoryPort["documents"] {
+  return async (options) => {
+    if (!options.query) return store.recent(options.limit).map((d) => ({ ...d }));
+    const hits = await store.query(options.query, { k: options.limit, touch: false });
+    return hits.map(({ document: d, score }): DocumentView => ({
+      id: d.id,
+      summary: d.summary,
+      source: d.source,
+      createdAt: d.createdAt,
+      accessCount: d.accessCount,
+      score,
+    }));
   };
 }

@@ -34,8 +34,17 @@ export type * from "./ports.ts";
 export {
   agentChatPort,
   agentEventsPort,
+  type DocumentSource,
+  documentsPort,
   knowledgeBasePort,
   type MemoryParts,
   memoryPort,
   registrySettingsPort,
 } from "./agent_ports.ts";
+export {
+  serveWeb,
+  type ServeWebOptions,
+  type WebAddress,
+  webAddress,
+  type WebServer,
+} from "./serve.ts";

@@ -47,6 +47,13 @@ export function registerCoreDefaults(registry: ConfigRegistry): void {
     description: "Milliseconds a tool call may run before it is cancelled",
   });
   registry.define({
+    key: "core.agent.stop_grace_ms",
+    schema: z.int().min(0).max(600_000),
+    default: 15_000,
+    description: "Milliseconds a running turn may take to finish when the daemon gets SIGTERM " +
+      "before it is cancelled (SIGINT cancels at once)",
+  });
+  registry.define({
     key: "core.agent.max_context_size",
     schema: z.int().min(1).max(10_000),
     default: 30,

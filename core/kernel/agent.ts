@@ -102,6 +102,8 @@ export class Agent {
   /** Kernel notices in flight, by kind and subject. */
   readonly #notices = new Set<string>();
   #closed = false;
+  /** Set by finish() and close(): new inputs are refused. */
+  #refusing = false;
 
   constructor(options: AgentOptions) {
     this.#options = options;
@@ -283,10 +285,20 @@ export class Agent {
     return this.#loop.whenIdle();
   }
 
+  /**
+   * Stop accepting (every new input is refused aloud) and resolve once the work in hand, the
+   * running turn and what waits, is done. Pair it with a deadline, then close().
+   */
+  finish(): Promise<void> {
+    this.#refusing = true;
+    return this.whenIdle();
+  }
+
   /** Stop accepting, cancel running turns and answer every waiting input "stopped". */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#refusing = true;
     for (const task of this.#loop.shutdown()) {
       this.#deliver(task.input, {
         inputId: task.input.id,
@@ -322,7 +334,7 @@ export class Agent {
     };
     if (options.onReply) this.#replyTo.set(input.id, options.onReply);
     if (options.onNotice) this.#noticeTo.set(input.id, options.onNotice);
-    const reason = this.#closed
+    const reason = this.#refusing
       ? "The agent is shutting down."
       : !this.#loop.submit(input, input.priority, options.signal)
       ? `The input queue is full (${this.#loop.scheduler.capacity} waiting); please try again shortly.`

@@ -5,6 +5,7 @@ import type { Input } from "../input.ts";
 import type { StageContext } from "./stages.ts";
 import { executeTool, parseToolArguments, type RegisteredTool, type ToolResult } from "./tools.ts";
 import type { TurnDeps } from "./turn.ts";
+import { errorMessage } from "../errors.ts";
 
 /** What a round needs from its turn: stage contexts and a stage runner that short-circuits. */
 export interface RoundState {
@@ -92,4 +93,26 @@ async function runCall(
 /** Plugins owning the tools these calls name. */
 export function ownersOf(calls: ToolCall[], byName: Map<string, RegisteredTool>): string[] {
   return [...new Set(calls.flatMap((c) => byName.get(c.name)?.plugin ?? []))];
+}
+
+/**
+ * What the window keeps of a tool's output for relevance scoring, by the tool's memory policy:
+ * nothing of a `noMemory` tool, a `cleaner`'s result (the model saw the output verbatim). A
+ * cleaner that throws keeps nothing: what could not be cleaned is not remembered.
+ */
+export function memoryOutput(
+  tool: RegisteredTool | undefined,
+  output: string,
+  deps: Pick<TurnDeps, "logger">,
+): string | undefined {
+  if (tool?.noMemory) return undefined;
+  try {
+    return tool?.cleaner ? tool.cleaner(output) : output;
+  } catch (error) {
+    deps.logger.error("Tool output cleaner failed; the output is not remembered", {
+      tool: tool?.name,
+      error: errorMessage(error),
+    });
+    return undefined;
+  }
 }

@@ -14,7 +14,7 @@ import { type RegisteredTool, toSchema } from "./tools.ts";
 import { type MemorySection, promptRequest } from "../prompt/system_prompt.ts";
 import type { TokenCounter } from "../prompt/budget.ts";
 import type { TurnControl } from "./turn_control.ts";
-import { executeRound, ownersOf } from "./tool_round.ts";
+import { executeRound, memoryOutput, ownersOf } from "./tool_round.ts";
 import type { RequestBuilder } from "../llm/_request_prune.ts";
 
 /** Observes one LLM call (ProviderManager's StreamListener). */
@@ -224,7 +224,8 @@ async function toolLoop(
     for (const [i, call] of calls.entries()) {
       const r = results[i]!;
       rounds.push({ role: "tool", toolCallId: call.id, name: call.name, content: r.content });
-      if (!r.rejected) state.toolOutputs.push({ name: call.name, output: r.content });
+      const kept = r.rejected ? undefined : memoryOutput(byName.get(call.name), r.content, deps);
+      if (kept !== undefined) state.toolOutputs.push({ name: call.name, output: kept });
     }
     if (results.every((r) => r.rejected)) {
       return lastText.trim() !== "" ? lastText : `I could not proceed: ${results[0]!.content}`;

@@ -40,6 +40,11 @@ export function dayOf(ms: number): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 }
 
+/** The last seven days of `ledger` up to `now` (today included), oldest day first. */
+export function lastWeekOfUsage(ledger: Pick<UsageLedger, "range">, now: number): UsageTotals[] {
+  return ledger.range(dayOf(now - 6 * 86_400_000), dayOf(now));
+}
+
 /** A ledger in memory (tests, and a daemon without a usage database). */
 export class MemoryUsageLedger implements UsageLedger {
   #rows = new Map<string, UsageTotals>();

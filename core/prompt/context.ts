@@ -15,7 +15,10 @@ export interface ContextEvent {
   input?: string;
   /** The agent's words (agent, cold_storage). */
   response?: string;
-  /** Tool outputs of an agent turn, for relevance scoring (never shown in the timeline). */
+  /**
+   * Tool outputs of an agent turn, for relevance scoring (never shown in the timeline), as the
+   * tool's memory policy lets them in: cleaned, and none of a `noMemory` tool.
+   */
   tools?: { name: string; output: string }[];
   /** Ids of the turns (inputs) this event came from; documents keep them to map back. */
   turnIds?: string[];

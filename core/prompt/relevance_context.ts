@@ -20,12 +20,6 @@ import { errorMessage } from "../errors.ts";
 import { ContextPersistence } from "./_context_persistence.ts";
 import { bestExchanges, planPrune } from "./_exchanges.ts";
 
-/** How a tool's output may enter the memory computation layer. */
-export interface ToolMemoryPolicy {
-  noMemory?: boolean;
-  cleaner?: (output: string) => string;
-}
-
 /** Scores `query` against each vector (all L2-normalised, same space); dot product by default. */
 export type VectorScorer = (query: Float32Array, vectors: readonly Float32Array[]) => Float32Array;
 
@@ -48,8 +42,6 @@ export interface RelevanceContextOptions {
   topK: () => number;
   /** The newest events never evicted (with the rest of their exchanges); default 10. */
   keepRecent?: number;
-  /** The memory policy of a tool by name (noMemory / cleaner). */
-  toolPolicy?: (name: string) => ToolMemoryPolicy | undefined;
   /** Sources whose pruned events are dropped, not archived; default agentcli and terminal. */
   unarchivedSources?: readonly string[];
   /** Delay from a change to the snapshot that compacts the journal; default 5000. */
@@ -69,20 +61,16 @@ export function cleanText(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-/** The text an event is scored by: agent → response (+ tool outputs), user → input, cold → both. */
-export function textForVector(
-  event: ContextEvent,
-  toolPolicy?: (name: string) => ToolMemoryPolicy | undefined,
-): string {
+/**
+ * The text an event is scored by: agent → response (+ tool outputs), user → input, cold → both.
+ * Tool outputs are recorded already filtered by each tool's memory policy (the turn applies it).
+ */
+export function textForVector(event: ContextEvent): string {
   const parts: string[] = [];
   if (event.role === "user") parts.push(event.input ?? "");
   else if (event.role === "agent") {
     parts.push(event.response ?? "");
-    for (const tool of event.tools ?? []) {
-      const policy = toolPolicy?.(tool.name);
-      if (policy?.noMemory) continue;
-      parts.push(policy?.cleaner ? policy.cleaner(tool.output) : tool.output);
-    }
+    for (const tool of event.tools ?? []) parts.push(tool.output);
   } else parts.push(event.input ?? "", event.response ?? "");
   return cleanText(parts.join("\n"));
 }
@@ -299,7 +287,7 @@ export class RelevanceContext implements ContextWindow {
     const embedder = this.#options.embedder;
     const stale = events.filter((e) => this.#stale(e));
     if (stale.length === 0) return;
-    const texts = stale.map((e) => textForVector(e, this.#options.toolPolicy));
+    const texts = stale.map((e) => textForVector(e));
     const vectors = await embedder.embed(texts, { signal });
     stale.forEach((e, i) => e.vector = { fingerprint: embedder.fingerprint, vector: vectors[i]! });
     this.#persist.changed(); // vectors reach disk with the next snapshot; they can be recomputed

@@ -1,8 +1,9 @@
 /**
  * The `memory` and `eval memory` commands over a home (DESIGN.md §4, §8): they open the home's
  * stores directly — beside a running daemon or not — and return the report main.ts prints.
+ * `memory import` goes into a running daemon's own stores when there is one.
  */
-import type { Clock, ConfigRegistry, Logger } from "../../core/mod.ts";
+import { type Clock, type ConfigRegistry, type Logger, UsageError } from "../../core/mod.ts";
 import { readEmbeddingConfig } from "../embed/config.ts";
 import { selectEmbedder } from "../embed/spaces.ts";
 import { type MemoryEvalResult, runMemoryEval } from "../eval/run.ts";
@@ -68,4 +69,90 @@ export async function evalMemoryCommand(
     runOut: options.runOut,
     onProgress,
   });
+}
+
+/** What the `memory` and `eval memory` command lines need from the process. */
+export interface MemoryCommandIo {
+  /** The home with its config open; disposing closes it. */
+  openHome(): Promise<
+    { paths: HomePaths; registry: ConfigRegistry; clock: Clock; logger: Logger } & Disposable
+  >;
+  /** JSON out (stdout). */
+  out: { print(line: string): void };
+  /** Progress (stderr). */
+  err: { print(line: string): void };
+  /** How the owner runs the command line, for the usage lines. */
+  command: string;
+}
+
+/** Run `fn` with the home's config open, closed afterwards. */
+async function withHome<T>(
+  io: MemoryCommandIo,
+  fn: (context: MemoryCommandContext) => Promise<T>,
+): Promise<T> {
+  using home = await io.openHome();
+  return await fn({
+    paths: home.paths,
+    config: home.registry,
+    clock: home.clock,
+    logger: home.logger,
+  });
+}
+
+/**
+ * `memory stats | recall QUERY | export FILE | import FILE`: prints the JSON report. `importOnline`
+ * imports through a running daemon (searchable at once, no second writer) and resolves
+ * undefined when none runs. Throws UsageError.
+ */
+export async function runMemoryCommand(
+  args: readonly string[],
+  io: MemoryCommandIo & { importOnline(path: string): Promise<{ value: unknown } | undefined> },
+): Promise<number> {
+  const [action, ...rest] = args;
+  const argument = rest.join(" ").trim();
+  const help = `Usage: ${io.command} memory stats | recall QUERY | export FILE | import FILE`;
+  const actions: MemoryAction[] = ["stats", "recall", "export", "import"];
+  if (!actions.includes(action as MemoryAction)) throw new UsageError(help);
+  if (action !== "stats" && argument === "") throw new UsageError(help);
+  const online = action === "import"
+    ? await io.importOnline(await Deno.realPath(argument))
+    : undefined;
+  const report = online
+    ? online.value
+    : await withHome(io, (context) => memoryCommand(context, action as MemoryAction, argument));
+  io.out.print(JSON.stringify(report, null, 2));
+  return 0;
+}
+
+/** Flags of `eval memory`. */
+export interface EvalFlags {
+  corpus?: string;
+  questions?: string;
+  k?: string;
+  "run-out"?: string;
+}
+
+/** `eval memory --corpus F --questions F [--k 5,10] [--run-out F]`, DESIGN.md §8. */
+export async function runEvalCommand(
+  args: readonly string[],
+  flags: EvalFlags,
+  io: MemoryCommandIo,
+): Promise<number> {
+  const { corpus, questions } = flags;
+  if (args[0] !== "memory" || !corpus || !questions) {
+    throw new UsageError(
+      `Usage: ${io.command} eval memory --corpus F --questions F [--k 5,10] [--run-out F]`,
+    );
+  }
+  const ks = (flags.k ?? "5,10").split(",").map((k) => Number(k.trim()));
+  if (ks.some((k) => !Number.isInteger(k) || k < 1)) {
+    throw new UsageError(`Invalid --k "${flags.k}": expected positive integers like 5,10`);
+  }
+  const options = { corpus, questions, ks, runOut: flags["run-out"] };
+  const result = await withHome(
+    io,
+    (context) => evalMemoryCommand(context, options, (message) => io.err.print(message)),
+  );
+  io.out.print(JSON.stringify(result, null, 2));
+  return 0;
 }

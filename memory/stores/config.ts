@@ -1,6 +1,12 @@
 /** The ConfigRegistry's storage: `<home>/config.db`, table `config` plus `config_<plugin>`. */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { ConfigRow, ConfigStore } from "../../core/mod.ts";
+import {
+  type Clock,
+  ConfigRegistry,
+  type ConfigRow,
+  type ConfigStore,
+  type Logger,
+} from "../../core/mod.ts";
 import { openDatabase } from "../sqlite.ts";
 
 /** Options of SqliteConfigStore. */
@@ -99,6 +105,11 @@ export class SqliteConfigStore implements ConfigStore {
     this.#db.close();
   }
 
+  /** close(), for `using`. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
   /** The cached rows of `table` (undefined when it does not exist), re-read after any write. */
   #rows(table: string): { rows: ConfigRow[]; byKey: Map<string, ConfigRow> } | undefined {
     const version = Number(this.#statement("pragma data_version").get()?.data_version);
@@ -145,4 +156,41 @@ export class SqliteConfigStore implements ConfigStore {
 
 function toConfigRow(row: Record<string, unknown>): ConfigRow {
   return { key: String(row.key), value: String(row.value), updatedAt: Number(row.updated_at) };
+}
+
+/** Options of openHomeConfig. */
+export interface OpenHomeConfigOptions {
+  clock: Clock;
+  logger: Logger;
+  /** Read once for the HOMEAGENT_LLM_* shortcut. */
+  env?: Record<string, string | undefined>;
+  /** How the owner runs the command line, named in hints. */
+  command?: string;
+  /** Each module's key definitions (core, memory, plugins), applied in order. */
+  register: readonly ((registry: ConfigRegistry) => void)[];
+}
+
+/** A home's ConfigRegistry over its config.db; disposing closes the database. */
+export interface HomeConfig extends Disposable {
+  registry: ConfigRegistry;
+  store: SqliteConfigStore;
+}
+
+/** Open `<home>/config.db` as a ConfigRegistry with every module's keys defined. */
+export function openHomeConfig(path: string, options: OpenHomeConfigOptions): HomeConfig {
+  const store = new SqliteConfigStore({ path });
+  try {
+    const registry = new ConfigRegistry({
+      store,
+      clock: options.clock,
+      logger: options.logger,
+      env: options.env,
+      command: options.command,
+    });
+    for (const register of options.register) register(registry);
+    return { registry, store, [Symbol.dispose]: () => store.close() };
+  } catch (error) {
+    store.close();
+    throw error;
+  }
 }

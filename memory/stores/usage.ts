@@ -85,7 +85,12 @@ export class SqliteUsageStore implements UsageLedger {
 
   /** Close the database. */
   close(): void {
-    this.#db.close();
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  /** close(), for `using`. */
+  [Symbol.dispose](): void {
+    this.close();
   }
 }
 

@@ -47,3 +47,4 @@ export { createSubprocessPlugin } from "./subprocess.ts";
 export { PluginProcess } from "./process.ts";
 export { type ChannelLimits, DEFAULT_CHANNEL_LIMITS } from "./limits.ts";
 export { CrashPolicy } from "./supervisor.ts";
+export { type OfflineHome, type OfflinePlugin, pluginOffline } from "./offline.ts";

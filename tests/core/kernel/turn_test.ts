@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { EventOf, KernelEvent } from "../../../core/mod.ts";
+import { type EventOf, type KernelEvent, RecentContext, type ToolDef } from "../../../core/mod.ts";
 import { reply, startFakeOllama, startFakeOpenAI } from "../../fixtures/fake_llm.ts";
 import { createTestKernel } from "../../fakes/kernel.ts";
 
@@ -54,6 +54,52 @@ Deno.test("Turn runs two tool rounds and answers with the model's final text", a
   assert.deepEqual(stages.slice(0, 3), ["on_input", "pre_action", "post_action"]);
   assert.deepEqual(stages.slice(-2), ["before_output", "after_output"]);
   assert.ok(stages.includes("before_toolcall") && stages.includes("after_toolcall"));
+});
+
+Deno.test("Turn records tool outputs in the window by each tool's memory policy", async () => {
+  await using server = startFakeOpenAI();
+  const context = new RecentContext();
+  await using kernel = createTestKernel({ sources: [{ name: "main", server }], context });
+  const tool = (name: string, output: string, policy: Partial<ToolDef>): ToolDef => ({
+    name,
+    description: name,
+    parameters: { type: "object", properties: {} },
+    handler: () => output,
+    ...policy,
+  });
+  kernel.agent.tools.register(tool("test_secret", "password=1234", { noMemory: true }));
+  kernel.agent.tools.register(
+    tool("test_send", "<tpl>noise</tpl>delivered", {
+      cleaner: (s) => s.replace(/<tpl>.*<\/tpl>/, ""),
+    }),
+  );
+  kernel.agent.tools.register(tool("test_bad", "kept out", {
+    cleaner: () => {
+      throw new Error("cleaner broke");
+    },
+  }));
+  kernel.agent.tools.register(tool("test_plain", "plain output", {}));
+  server.enqueue(
+    reply.toolCalls(["test_secret", "test_send", "test_bad", "test_plain"].map((name) => ({
+      name,
+      arguments: {},
+    }))),
+    reply.text("Done."),
+  );
+  assert.equal((await kernel.ask("do it")).text, "Done.");
+  // The model read every output verbatim; the window keeps only what the policies let in.
+  assert.deepEqual(toolMessages(server.requests[1]!.body), [
+    "password=1234",
+    "<tpl>noise</tpl>delivered",
+    "kept out",
+    "plain output",
+  ]);
+  const out = context.events().find((e) => e.role === "agent")!;
+  assert.deepEqual(out.tools, [
+    { name: "test_send", output: "delivered" },
+    { name: "test_plain", output: "plain output" },
+  ]);
+  assert.ok(kernel.logger.lines.some((l) => l.msg.startsWith("Tool output cleaner failed")));
 });
 
 Deno.test("Turn streams content deltas that add up to the reply", async () => {

@@ -241,25 +241,16 @@ Deno.test("RelevanceContext recomputes vectors from another space, never mixing 
   }
 });
 
-Deno.test("textForVector takes the three branches and applies tool cleaners and noMemory", () => {
-  const policy = (name: string) =>
-    name === "secret_tool"
-      ? { noMemory: true }
-      : name === "qq_send"
-      ? { cleaner: (s: string) => s.replace(/<tpl>.*?<\/tpl>/g, "") }
-      : undefined;
+Deno.test("textForVector takes the three branches, tool outputs with the agent's reply", () => {
   assert.equal(textForVector(event(1, "  hello\n\n world ")), "hello world");
   const agent: ContextEvent = {
     ...event(2, ""),
     role: "agent",
     input: "ignored",
     response: "Sent it.",
-    tools: [
-      { name: "qq_send", output: "<tpl>noise</tpl>delivered to Ann" },
-      { name: "secret_tool", output: "password=1234" },
-    ],
+    tools: [{ name: "qq_send", output: "delivered to Ann" }],
   };
-  assert.equal(textForVector(agent, policy), "Sent it. delivered to Ann");
+  assert.equal(textForVector(agent), "Sent it. delivered to Ann");
   const cold: ContextEvent = { ...event(3, "question"), role: "cold_storage", response: "answer" };
   assert.equal(textForVector(cold), "question answer");
 });

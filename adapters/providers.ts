@@ -1,0 +1,79 @@
+/**
+ * The daemon's LLM sources: the bundled Lua adapter scripts copied to `<home>/adapters` (edits
+ * there win, docs/adapters.md), the Lua runtime over them, and the ProviderManager that tries
+ * the configured sources in order.
+ */
+import { join } from "node:path";
+import {
+  type Clock,
+  type ConfigRegistry,
+  type KernelNoticeKind,
+  type Logger,
+  ProviderManager,
+  type UsageLedger,
+} from "../core/mod.ts";
+import { createProviderFactory } from "./factory.ts";
+import {
+  bundledAdapters,
+  installBundledAdapters,
+  luaAdapterLimits,
+  LuaAdapterRuntime,
+} from "./lua/mod.ts";
+
+/** Options of openProviders. */
+export interface OpenProvidersOptions {
+  /** The home; its `adapters/` folder holds the Lua scripts the owner may edit. */
+  home: string;
+  /** wasmoon's wasm as a file (luaGlueFile): a bundle or a compiled binary carries it inside. */
+  luaWasmPath: string;
+  config: ConfigRegistry;
+  clock: Clock;
+  logger: Logger;
+  /** Token use per source and day; also what daily caps are checked against. */
+  usage: UsageLedger;
+  /** How the owner runs the command line, named in advice. */
+  command: string;
+  /** Where a source that became unusable until its settings change is reported (L4). */
+  notices: { send(kind: KernelNoticeKind, subject: string, text: string): void };
+}
+
+/**
+ * Install the bundled adapters and build the provider manager over the configured sources
+ * (with none, it says so in the log: the daemon still starts, and chat answers how to add one).
+ */
+export async function openProviders(options: OpenProvidersOptions): Promise<ProviderManager> {
+  const { clock, logger, config, command } = options;
+  const dir = join(options.home, "adapters");
+  await installBundledAdapters(dir, bundledAdapters, logger);
+  const lua = new LuaAdapterRuntime({
+    logger: logger.child({ component: "lua" }),
+    dir,
+    ...luaAdapterLimits(config),
+    wasmPath: options.luaWasmPath,
+  });
+  const manager = new ProviderManager({
+    clock,
+    logger: logger.child({ component: "providers" }),
+    sources: () => config.llmSources(),
+    factory: createProviderFactory({
+      clock,
+      logger,
+      adapters: lua.adapters(),
+      resolve: (name) => lua.resolve(name),
+    }),
+    retryDelayMs: config.get<number>("core.llm.retry_delay_ms"),
+    usage: options.usage,
+    command,
+    onUnusable: (source, error) =>
+      options.notices.send(
+        "provider_unusable",
+        source,
+        `LLM source "${source}" is unusable until its settings change: ${error.message}. ` +
+          `Tell the owner to fix core.llm.sources.${source}.* (${command} config set).`,
+      ),
+  });
+  if (!manager.hasSources()) {
+    logger.warn("No LLM source configured; chat will answer with how to configure one");
+  }
+  return manager;
+}
