@@ -175,7 +175,7 @@ export class RelevanceContext implements ContextWindow {
     const [vector] = await embedder.embed([text], { signal });
     this.#lastQuery = { text, fingerprint: embedder.fingerprint, vector: vector! };
     const newest = this.#events.at(-1);
-    if (newest && this.#stale(newest) && textForVector(newest, this.#options.toolPolicy) === text) {
+    if (newest && this.#stale(newest) && textForVector(newest) === text) {
       newest.vector = { fingerprint: embedder.fingerprint, vector: vector! };
       this.#persist.changed();
     }
