@@ -20,6 +20,12 @@ export interface Triple {
   sessionId?: string;
   /** When the fact became true (ms); defaults to the commit time. */
   validFrom?: number;
+  /**
+   * Never close another value of the predicate, even a functional one: the fact is added
+   * beside what is known (`person_relate`). Absent: a functional predicate's new value closes
+   * the old one.
+   */
+  keepOthers?: boolean;
 }
 
 /** An entity (node). */

@@ -14,7 +14,7 @@ export interface CommitResult {
   relations: number;
   /** Identical active relations stated again (confidence and mentions bumped instead). */
   reinforced: number;
-  /** Superseded relations of single-valued predicates closed (`validTo` set). */
+  /** Superseded relations of functional predicates closed (`validTo` set). */
   closed: number;
 }
 
@@ -74,7 +74,7 @@ export interface NeighbourhoodOptions {
  * reject with TypeError on empty names, and on storage failure with the storage's error.
  */
 export interface GraphStore extends GraphMemory {
-  /** Upsert entities and insert or reinforce relations, closing superseded single-valued facts. */
+  /** Upsert entities and insert or reinforce relations, closing superseded functional facts. */
   commit(triples: readonly Triple[]): Promise<CommitResult>;
   /** One entity by name or alias. */
   entity(name: string): Promise<GraphEntity | undefined>;

@@ -153,8 +153,11 @@ function commitTool(store: GraphStore, options: GraphToolsOptions): RegisteredTo
   return {
     name: "memory_commit",
     plugin: "core",
-    description: "Write facts (subject —predicate→ object) into the knowledge graph. A new " +
-      "value of a single-valued predicate (lives_in, 居住地, job, age, …) supersedes the old.",
+    description: "Write facts (subject —predicate→ object) into the knowledge graph. Facts " +
+      "add up: a second pet, sister or liked dish is one more fact. Only functional predicates " +
+      "(name, age, birthday, lives_in/居住地, job/职业, works_at/工作单位, spouse, born_in/籍贯, …) " +
+      "hold one value: a new one closes the old. To retire any other fact that stopped being " +
+      "true, use memory_edit with close.",
     parameters: objectSchema({
       triples: { type: "array", items: TRIPLE_SCHEMA, minItems: 1, maxItems: 50 },
       sentence_text: {

@@ -95,7 +95,8 @@ export function socialTools(store: GraphStore): RegisteredTool[] {
     {
       name: "person_relate",
       plugin: "core",
-      description: "Record a relationship between two persons, e.g. Ann —sister_of→ Bo.",
+      description: "Record a relationship between two persons, e.g. Ann —sister_of→ Bo. It is " +
+        "added beside the relationships already known, never in place of one.",
       parameters: schema({ person: NAME, relation: NAME, other: NAME }, [
         "person",
         "relation",
@@ -109,6 +110,7 @@ export function socialTools(store: GraphStore): RegisteredTool[] {
           object: String(args.other),
           objectType: PERSON_TYPE,
           turnIds: [ctx.turnId],
+          keepOthers: true,
         }]);
         return `Recorded ${args.person} —${args.relation}→ ${args.other}.`;
       },

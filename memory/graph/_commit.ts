@@ -1,7 +1,7 @@
 /**
  * Commit of triples into the graph database, inside the caller's transaction: upsert entities
  * (by normalised name or alias), reinforce an identical open relation instead of inserting it
- * twice, close the superseded value of a single-valued predicate, link the source sentence.
+ * twice, close the superseded value of a functional predicate, link the source sentence.
  */
 import type { CommitResult, Triple } from "../../core/mod.ts";
 import {
@@ -60,7 +60,9 @@ export function commitTriples(g: GraphSql, triples: readonly Triple[]): CommitOu
       );
       out.reinforced++;
     } else {
-      const validTo = isSingleValued(type) ? supersede(g, relation, now, out) : undefined;
+      const validTo = isSingleValued(type) && !t.keepOthers
+        ? supersede(g, relation, now, out)
+        : undefined;
       id = insertRelation(g, relation, validTo, now);
       out.relations++;
     }
@@ -145,7 +147,7 @@ interface NewRelation {
 }
 
 /**
- * Close the subject's open values of a single-valued predicate at the new fact's start. When an
+ * Close the subject's open values of a functional predicate at the new fact's start. When an
  * open value started later than the new fact (an old fact learned late), nothing is closed and
  * the new fact is returned closed instead: its `validTo` is that later start.
  */

@@ -1,8 +1,119 @@
 /**
  * The graph database's schema (memory/graph.db) as ordered migrations, and the naming rules
  * every graph statement shares: how names and predicates are normalised and which predicates
- * are single-valued (a new value closes the old one instead of contradicting it).
+ * are functional (a new value closes the old one instead of contradicting it).
  */
+
+/** The type of an entity committed without one. */
+export const DEFAULT_ENTITY_TYPE = "entity";
+
+/** A display name: trimmed, inner whitespace collapsed. Throws TypeError when blank. */
+export function displayName(name: string): string {
+  const shown = name.normalize("NFKC").trim().replace(/\s+/g, " ");
+  if (shown === "") throw new TypeError("Cannot use a blank entity name");
+  return shown;
+}
+
+/** The identity of a name: its display form lower-cased. "  Ann  SMITH" ≡ "ann smith". */
+export function normalizeName(name: string): string {
+  return displayName(name).toLowerCase();
+}
+
+/** A predicate as stored: trimmed, lower-cased, inner whitespace as "_" ("Lives in" → "lives_in"). */
+export function normalizePredicate(predicate: string): string {
+  const p = predicate.normalize("NFKC").trim().toLowerCase().replace(/\s+/g, "_");
+  if (p === "") throw new TypeError("Cannot use a blank predicate");
+  return p;
+}
+
+/**
+ * Functional predicates: one value at a time for one subject, so committing
+ * `Ann —lives_in→ Bergen` closes an open `Ann —lives_in→ Oslo` (the old fact stays in history
+ * with its validity). Every other predicate holds many values: a second pet, sister or liked
+ * dish is one more true fact, never a replacement. Keep this list short: a predicate wrongly
+ * here silently retires true facts, one wrongly missing only leaves an outdated fact open
+ * until the model closes it (`memory_edit close`). Traits (`trait:<name>`) are single-valued
+ * per trait name.
+ */
+export const FUNCTIONAL_PREDICATES: ReadonlySet<string> = new Set([
+  // name
+  "name",
+  "full_name",
+  "named",
+  "called",
+  "姓名",
+  "名字",
+  "叫",
+  "名叫",
+  // age and birthday
+  "age",
+  "年龄",
+  "岁数",
+  "birthday",
+  "date_of_birth",
+  "born_on",
+  "生日",
+  "出生日期",
+  // residence
+  "lives_in",
+  "lives_at",
+  "residence",
+  "home_city",
+  "address",
+  "居住地",
+  "住在",
+  "住址",
+  "现居",
+  // job and work place
+  "job",
+  "occupation",
+  "profession",
+  "job_title",
+  "works_as",
+  "works_at",
+  "works_for",
+  "employer",
+  "职业",
+  "工作",
+  "职位",
+  "工作单位",
+  "就职于",
+  // spouse
+  "spouse",
+  "spouse_of",
+  "married_to",
+  "wife",
+  "husband",
+  "配偶",
+  "妻子",
+  "丈夫",
+  "老婆",
+  "老公",
+  // origin and birthplace
+  "born_in",
+  "birthplace",
+  "hometown",
+  "comes_from",
+  "origin",
+  "出生地",
+  "籍贯",
+  "家乡",
+  "老家",
+  // one measure at a time
+  "gender",
+  "height",
+  "weight",
+  "性别",
+  "身高",
+  "体重",
+  "species",
+  "物种",
+]);
+
+/** Whether a new value of `predicate` (normalised) closes the subject's previous one. */
+export function isSingleValued(predicate: string): boolean {
+  return predicate.startsWith("trait:") || FUNCTIONAL_PREDICATES.has(predicate);
+}
 
 /**
  * Ordered migrations; never edit a shipped one, append a new one. The walk's two partial
@@ -99,86 +210,18 @@ export const GRAPH_MIGRATIONS: readonly string[] = [
      primary key (src_kind, src_id, type, dst_kind, dst_id)
    ) without rowid;
    create index edges_dst on edges(dst_kind, dst_id);`,
+  // Until v2 every predicate off a short list was single-valued, so a second pet or sister
+  // closed the first. Reopen what that rule closed: a fact of a predicate now multi-valued whose
+  // end is exactly the start of another value of the same subject and predicate. It runs once
+  // per database, with the functional list of the build that upgrades it.
+  `update relations set valid_to = null
+     where status = 'active' and valid_to is not null and type not like 'trait:%'
+       and type not in (${[...FUNCTIONAL_PREDICATES].map(sqlText).join(", ")})
+       and exists (select 1 from relations n where n.source_id = relations.source_id
+         and n.type = relations.type and n.target_id != relations.target_id
+         and n.status = 'active' and n.valid_from = relations.valid_to);`,
 ];
 
-/** The type of an entity committed without one. */
-export const DEFAULT_ENTITY_TYPE = "entity";
-
-/** A display name: trimmed, inner whitespace collapsed. Throws TypeError when blank. */
-export function displayName(name: string): string {
-  const shown = name.normalize("NFKC").trim().replace(/\s+/g, " ");
-  if (shown === "") throw new TypeError("Cannot use a blank entity name");
-  return shown;
-}
-
-/** The identity of a name: its display form lower-cased. "  Ann  SMITH" ≡ "ann smith". */
-export function normalizeName(name: string): string {
-  return displayName(name).toLowerCase();
-}
-
-/** A predicate as stored: trimmed, lower-cased, inner whitespace as "_" ("Lives in" → "lives_in"). */
-export function normalizePredicate(predicate: string): string {
-  const p = predicate.normalize("NFKC").trim().toLowerCase().replace(/\s+/g, "_");
-  if (p === "") throw new TypeError("Cannot use a blank predicate");
-  return p;
-}
-
-/**
- * Predicates that may hold many values at once for one subject. Every other predicate is
- * single-valued: committing `Ann —lives_in→ Bergen` closes an open `Ann —lives_in→ Oslo`.
- * Traits (`trait:<name>`) are single-valued per trait name.
- */
-export const MULTI_VALUED_PREDICATES: ReadonlySet<string> = new Set([
-  // likes and dislikes
-  "likes",
-  "loves",
-  "dislikes",
-  "hates",
-  "enjoys",
-  "喜欢",
-  "喜好",
-  "爱",
-  "讨厌",
-  "爱好",
-  "hobby",
-  "interested_in",
-  // people and groups
-  "knows",
-  "friend_of",
-  "friend",
-  "认识",
-  "朋友",
-  "parent_of",
-  "child_of",
-  "sibling_of",
-  "孩子",
-  "兄弟姐妹",
-  "member_of",
-  "works_with",
-  "colleague_of",
-  "同事",
-  // possessions, skills, experiences
-  "has",
-  "owns",
-  "有",
-  "拥有",
-  "speaks",
-  "会说",
-  "visited",
-  "去过",
-  "can",
-  "会",
-  // structure
-  "is_a",
-  "是",
-  "part_of",
-  "contains",
-  "related_to",
-  "mentions",
-  "tag",
-]);
-
-/** Whether a new value of `predicate` (normalised) closes the subject's previous one. */
-export function isSingleValued(predicate: string): boolean {
-  return !MULTI_VALUED_PREDICATES.has(predicate);
+function sqlText(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
 }

@@ -32,8 +32,8 @@ import * as edit from "./_edit.ts";
 import { DocVectors } from "../docs/_vectors.ts";
 
 export {
+  FUNCTIONAL_PREDICATES,
   isSingleValued,
-  MULTI_VALUED_PREDICATES,
   normalizeName,
   normalizePredicate,
 } from "./_schema.ts";

@@ -85,7 +85,7 @@ Deno.test("GraphDB.commit upserts entities by normalised name and reinforces ide
   await assert.rejects(graph.commit([{ subject: " ", predicate: "p", object: "o" }]), TypeError);
 });
 
-Deno.test("GraphDB closes the old value of a single-valued predicate: history keeps both", async () => {
+Deno.test("GraphDB closes the old value of a functional predicate: history keeps both", async () => {
   using graph = openGraph();
   await graph.commit([{ subject: "Ann", predicate: "lives_in", object: "Oslo", turnIds: ["t1"] }]);
   await graph.commit([{ subject: "Ann", predicate: "likes", object: "tea" }]);
@@ -127,6 +127,8 @@ Deno.test("GraphDB closes the old value of a single-valued predicate: history ke
   );
   assert.equal(isSingleValued("居住地"), true);
   assert.equal(isSingleValued("喜欢"), false);
+  assert.equal(isSingleValued("has_pet"), false);
+  assert.equal(isSingleValued("trait:mood"), true);
 });
 
 Deno.test("GraphDB keeps Chinese and English names, sentences and turn ids", async () => {
