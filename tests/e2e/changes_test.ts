@@ -50,6 +50,12 @@ Deno.test("changes: one changeset per turn, shown as a diff, rolled back only wh
   assert.equal(await Deno.readTextFile(x), "v2\n");
   const one = await d.api(`/api/v1/plugins/changes/sets/${undo.id}`);
   assert.equal(one.body.changeset.rolledBack.by.length, 20);
+  assert.match(one.body.diff, new RegExp(`^changeset ${undo.id} `));
+  assert.match(one.body.diff, /-new\n\+old/, "the rollback put keep.txt back");
+  const shown = await d.call("changes_show", { id });
+  assert.match(shown, new RegExp(`^changeset ${id} .*\ntools: files_write, files_edit\n`));
+  assert.match(shown, /-old\n\+new/);
+  assert.match(await d.call("changes_show", { id: "nosuch" }), /^Error: /);
   const bad = await d.api("/api/v1/plugins/changes/sets/../../config/rollback", { body: {} });
   assert.equal(bad.status, 404);
   const unknown = await d.api("/api/v1/plugins/changes/sets/20200101-000000-abcd/rollback", {

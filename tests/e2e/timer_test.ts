@@ -11,6 +11,20 @@ Deno.test("timer: a real daemon keeps timers in timers.json and fires a missed o
   );
   assert.match(await d.call("timer_list", {}), / once {2}water the plants$/);
   assert.match(await d.call("timer_cancel", { id: "nosuch" }), /No pending timer "nosuch"/);
+  // The web page's view: the list, and cancelling there.
+  const extra = await d.call("timer_set", { cron: "0 9 * * 1-5", message: "standup" });
+  const extraId = /^Timer ([a-z0-9]{8})/.exec(extra)![1]!;
+  const listed = await d.api("/api/v1/plugins/timer/timers");
+  assert.equal(listed.status, 200);
+  assert.deepEqual(
+    listed.body.timers.map((t: { message: string; kind: string }) => [t.message, t.kind]).sort(),
+    [["standup", "cron"], ["water the plants", "once"]],
+  );
+  const cancelled = await d.api(`/api/v1/plugins/timer/timers/${extraId}/cancel`, { body: {} });
+  assert.deepEqual([cancelled.status, cancelled.body], [200, { cancelled: extraId }]);
+  const again = await d.api(`/api/v1/plugins/timer/timers/${extraId}/cancel`, { body: {} });
+  assert.equal(again.status, 404);
+  assert.match(again.body.error.message, /No pending timer/);
   const file = join(d.home, "timers.json");
   const saved = JSON.parse(await Deno.readTextFile(file));
   assert.equal(saved.timers.length, 1);

@@ -38,15 +38,21 @@ export interface CfgmgrOptions {
   plugins(): { name: string; state: string }[];
 }
 
-/** Keys the model may never change, whatever `plugin.cfgmgr.protected_keys` says. */
-const ALWAYS_PROTECTED = ["plugin.cfgmgr.*"];
+/**
+ * Keys the model may never change, whatever `plugin.cfgmgr.protected_keys` says: this list
+ * itself, and the policies that make the owner approve commands and terminals (a model that
+ * could set them to "allow" would need no approval at all).
+ */
+const ALWAYS_PROTECTED = ["plugin.cfgmgr.*", "plugin.cmd.policy", "plugin.agentcli.policy"];
 const DEFAULT_PROTECTED = [
   "core.web.*",
   "core.plugins.*",
   "core.llm.sources.*.base_url",
   "core.llm.sources.*.adapter",
-  "plugin.cmd.policy",
   "plugin.files.*",
+  // The change tracker is the owner's record of what the agent did to files.
+  "plugin.changes.*",
+  "plugin.cmd.track_changes",
   // MCP servers are programs the daemon starts, with their own secrets; skills' sources.
   "plugin.mcp.*",
   "plugin.clawhubadapter.*",

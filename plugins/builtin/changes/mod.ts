@@ -1,6 +1,7 @@
 /**
- * The `changes` built-in: the change tracker's face — `changes_list` and `changes_rollback` for
- * the model, routes for the web page, and (in commands.ts) `homeagent changes …`.
+ * The `changes` built-in: the change tracker's face — `changes_list`, `changes_show` and
+ * `changes_rollback` for the model, routes for the web page, and (in commands.ts)
+ * `homeagent changes …`.
  */
 import { z } from "zod";
 import {
@@ -9,8 +10,9 @@ import {
   type PluginSettingDefinition,
   type ToolResult,
 } from "../../../core/mod.ts";
+import { formatSummaries, showChangeset } from "./format.ts";
 import type { StoreLimits } from "./store.ts";
-import type { ChangesetSummary, ChangeTracker } from "./tracker.ts";
+import type { ChangeTracker } from "./tracker.ts";
 
 /** The change tracker's settings (`plugin.changes.*`). */
 export const CHANGES_SETTINGS: PluginSettingDefinition[] = [
@@ -50,19 +52,13 @@ export function changeLimits(get: (key: string) => unknown): StoreLimits {
   };
 }
 
-/** One line per changeset, newest first. */
-export function formatSummaries(sets: ChangesetSummary[], limit = 20): string {
-  if (sets.length === 0) return "No changes recorded";
-  return sets.slice(0, limit).map((s) => {
-    const when = new Date(s.createdAt).toISOString().slice(0, 19).replace("T", " ");
-    const files = s.files.map((f) => `${f.change} ${f.path}`).join(", ");
-    const notes = [
-      s.rollbackOf ? `rollback of ${s.rollbackOf}` : "",
-      s.rolledBack ? `rolled back by ${s.rolledBack.by}` : "",
-      s.untracked?.length ? `${s.untracked.length} untracked` : "",
-    ].filter(Boolean).join("; ");
-    return `${s.id}  ${when}  [${s.tools.join(",")}] ${files}${notes ? `  (${notes})` : ""}`;
-  }).join("\n");
+/** Most characters of a diff the model reads at once. */
+const MAX_SHOWN = 12_000;
+
+function capped(text: string): string {
+  if (text.length <= MAX_SHOWN) return text;
+  return `${text.slice(0, MAX_SHOWN)}\n[diff cut: ${text.length - MAX_SHOWN} more characters; ` +
+    "homeagent changes show prints it whole]";
 }
 
 /** Create the changes plugin over the shared tracker. */
@@ -80,6 +76,25 @@ export function createChangesPlugin(options: { tracker: ChangeTracker }): Plugin
         parallelSafe: true,
         noMemory: true,
         handler: async () => formatSummaries(await tracker.list()),
+      });
+      sdk.registerTool({
+        name: "changes_show",
+        description: "Show one changeset as a diff",
+        parameters: {
+          type: "object",
+          properties: { id: { type: "string" } },
+          required: ["id"],
+          additionalProperties: false,
+        },
+        parallelSafe: true,
+        noMemory: true,
+        handler: async (args) => {
+          try {
+            return capped(showChangeset(await tracker.show(String(args.id))));
+          } catch (error) {
+            return fail(error);
+          }
+        },
       });
       sdk.registerTool({
         name: "changes_rollback",
@@ -108,7 +123,10 @@ export function createChangesPlugin(options: { tracker: ChangeTracker }): Plugin
       sdk.registerRoute({
         method: "GET",
         path: "sets/:id",
-        handler: async ({ params }) => ({ changeset: await tracker.show(params.id!) }),
+        handler: async ({ params }) => {
+          const changeset = await tracker.show(params.id!);
+          return { changeset, diff: showChangeset(changeset) };
+        },
       });
       sdk.registerRoute({
         method: "POST",

@@ -7,6 +7,7 @@ import { z } from "zod";
 import {
   type Clock,
   errorMessage,
+  HomeAgentError,
   NO_MEMORY_META,
   type Plugin,
   type PluginSDK,
@@ -63,7 +64,16 @@ export function createTimerPlugin(options: TimerPluginOptions): Plugin {
         fire: (timer, late) => fire(sdk, timer, late),
       });
       registerTools(sdk, timers, options.clock);
-      await timers.start();
+      registerRoutes(sdk, timers);
+      const { movedTo } = await timers.start();
+      // The reminders in that file are lost: the owner hears of it, not only the log.
+      if (movedTo) {
+        sdk.injectInterrupt(
+          `[timer] The timers file could not be read and was moved aside to ${movedTo}; ` +
+            "the reminders it held will not fire. Tell the owner.",
+          { priority: 2, meta: { [NO_MEMORY_META]: true } },
+        );
+      }
     },
     async stop() {
       await timers?.stop();
@@ -155,6 +165,25 @@ function registerTools(sdk: PluginSDK, timers: Timers, clock: Clock): void {
       await timers.cancel(String(args.id))
         ? `Timer ${args.id} cancelled`
         : { content: `No pending timer "${args.id}" (see timer_list)`, isError: true },
+  });
+}
+
+/** The pending timers for the web page, and cancelling one there. */
+function registerRoutes(sdk: PluginSDK, timers: Timers): void {
+  sdk.registerRoute({
+    method: "GET",
+    path: "timers",
+    handler: () => ({ timers: timers.list() }),
+  });
+  sdk.registerRoute({
+    method: "POST",
+    path: "timers/:id/cancel",
+    handler: async ({ params }) => {
+      if (!await timers.cancel(params.id!)) {
+        throw new HomeAgentError("timer_not_found", `No pending timer "${params.id}"`);
+      }
+      return { cancelled: params.id };
+    },
   });
 }
 

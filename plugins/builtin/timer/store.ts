@@ -37,31 +37,34 @@ export class TimerStore {
     this.#logger = options.logger;
   }
 
-  /** The saved timers; none when the file is missing or was corrupt (then moved aside). */
-  async load(now: number): Promise<TimerRecord[]> {
+  /**
+   * The saved timers; none when the file is missing or was corrupt, in which case it was moved
+   * aside and `movedTo` names where.
+   */
+  async load(now: number): Promise<{ timers: TimerRecord[]; movedTo?: string }> {
     let text: string;
     try {
       text = await Deno.readTextFile(this.#path);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return [];
+      if (error instanceof Deno.errors.NotFound) return { timers: [] };
       throw error;
     }
     let problem: string;
     try {
       const parsed = TimerFile.safeParse(JSON.parse(text));
-      if (parsed.success) return parsed.data.timers;
+      if (parsed.success) return { timers: parsed.data.timers };
       problem = parsed.error.message;
     } catch (error) {
       problem = errorMessage(error);
     }
-    const aside = `${this.#path}.corrupt-${now}`;
-    await Deno.rename(this.#path, aside);
+    const movedTo = `${this.#path}.corrupt-${now}`;
+    await Deno.rename(this.#path, movedTo);
     this.#logger.error("Corrupt timers file moved aside; starting with no timers", {
       path: this.#path,
-      aside,
+      movedTo,
       problem,
     });
-    return [];
+    return { timers: [], movedTo };
   }
 
   /** Resolves once every save asked for so far has finished (or failed). */

@@ -32,16 +32,21 @@ export class Timers {
     this.#options = options;
   }
 
-  /** Load the file, fire what was missed (late), and arm. */
-  async start(): Promise<void> {
+  /**
+   * Load the file, fire what was missed (late), and arm. Resolves with where a corrupt file was
+   * moved, if it was.
+   */
+  async start(): Promise<{ movedTo?: string }> {
     const now = this.#options.clock.now();
-    this.#timers = await this.#options.store.load(now);
+    const loaded = await this.#options.store.load(now);
+    this.#timers = loaded.timers;
     const missed = this.#timers.filter((t) => t.dueAt <= now);
     if (missed.length > 0) {
       this.#options.logger.info("Timers missed while stopped fire now", { count: missed.length });
       await this.#fireDue(now, true);
     }
     this.#arm();
+    return loaded.movedTo ? { movedTo: loaded.movedTo } : {};
   }
 
   /** Add a timer and save. */

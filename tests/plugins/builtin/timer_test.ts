@@ -129,7 +129,7 @@ Deno.test("timer: timers survive a restart; missed ones fire once at start, mark
   }
 });
 
-Deno.test("timer: a corrupt timers.json is moved aside with a log line; bad specs are tool errors", async () => {
+Deno.test("timer: a corrupt timers.json is moved aside, the owner told at L2; bad specs are tool errors", async () => {
   const dir = await Deno.makeTempDir();
   const file = join(dir, "timers.json");
   await Deno.writeTextFile(file, '{"version":1,"timers":[{"id":"x"}]}');
@@ -150,6 +150,7 @@ Deno.test("timer: a corrupt timers.json is moved aside with a log line; bad spec
         results.push(lastToolResult(request));
         return { text: "ok" };
       }
+      if (inputText(request).startsWith("[timer]")) return { text: "noted" };
       return toolCall("timer_set", specs[i++]!);
     },
   });
@@ -158,6 +159,16 @@ Deno.test("timer: a corrupt timers.json is moved aside with a log line; bad spec
     const aside = [...Deno.readDirSync(dir)].find((e) => e.name.startsWith("timers.json.corrupt-"));
     assert.ok(aside, "moved aside");
     assert.ok(k.logger.lines.some((l) => l.msg.startsWith("Corrupt timers file moved aside")));
+    await k.agent.whenIdle();
+    const told = k.llm.calls.map((c) => inputText(c.request)).filter((t) =>
+      t.startsWith("[timer]")
+    );
+    assert.deepEqual(told, [
+      `[timer] The timers file could not be read and was moved aside to ${
+        join(dir, aside.name)
+      }; ` +
+      "the reminders it held will not fire. Tell the owner.",
+    ]);
     for (let n = 0; n < specs.length; n++) await k.reply(k.inject(`spec ${n}`));
     assert.match(results[0]!, /exactly one of duration, at or cron/);
     assert.match(results[1]!, /exactly one/);

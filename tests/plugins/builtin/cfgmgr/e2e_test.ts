@@ -29,11 +29,34 @@ Deno.test("cfgmgr reads and changes settings through the registry's validation, 
     { name: "config_batch_set", arguments: { values: { "core.agent.tool_timeout_ms": 5000 } } },
   ]);
   const [get, list, bad, good, guarded, self, batchBad, batchGood] = results;
-  const [defs, plugins, unknown] = await d.toolRun([
+  const [defs, plugins, unknown, retention] = await d.toolRun([
     { name: "config_get_defs", arguments: { prefix: "plugin.cfgmgr" } },
     { name: "config_list_plugins", arguments: {} },
     { name: "config_get", arguments: { key: "no.such.key" } },
+    { name: "config_set", arguments: { key: "plugin.changes.keep", value: 1 } },
   ]);
+  assert.match(retention!, /^Error: "plugin\.changes\.keep" is protected \(plugin\.changes\.\*\)/);
+  // Even when the owner empties the list, the approval policies stay the owner's.
+  const emptied = await runMain([
+    "config",
+    "set",
+    "plugin.cfgmgr.protected_keys",
+    "[]",
+    "--home",
+    d.home,
+  ]);
+  assert.equal(emptied.code, 0, emptied.stderr);
+  const [cmdPolicy, terminalPolicy, retentionNow] = await d.toolRun([
+    { name: "config_set", arguments: { key: "plugin.cmd.policy", value: "allow" } },
+    { name: "config_batch_set", arguments: { values: { "plugin.agentcli.policy": "allow" } } },
+    { name: "config_set", arguments: { key: "plugin.changes.keep", value: 300 } },
+  ]);
+  assert.match(cmdPolicy!, /^Error: "plugin\.cmd\.policy" is protected \(plugin\.cmd\.policy\)/);
+  assert.match(
+    terminalPolicy!,
+    /^Error: Nothing was changed: "plugin\.agentcli\.policy" is protected/,
+  );
+  assert.equal(retentionNow, "Set plugin.changes.keep = 300");
   const entry = JSON.parse(get!);
   assert.equal(entry.value, "********");
   assert.equal(entry.source, "env");
@@ -63,6 +86,8 @@ Deno.test("cfgmgr reads and changes settings through the registry's validation, 
   assert.equal(await value("core.agent.stream"), "true", "the refused batch left stream alone");
   assert.equal(await value("core.agent.tool_timeout_ms"), "5000");
   assert.equal(await value("core.plugins.allow_native"), "false");
+  assert.equal(await value("plugin.cmd.policy"), '"ask"');
+  assert.equal(await value("plugin.agentcli.policy"), '"ask"');
 
   const status = JSON.parse((await runMain(["status", "--home", d.home])).stdout);
   const cfgmgr = status.plugins.find((p: { name: string }) => p.name === "cfgmgr");
