@@ -82,6 +82,17 @@ const EN = {
   pluginTools: "Tools",
   terminals: "Terminals",
   noTerminals: "No terminals are open.",
+  changesets: "File changes",
+  noChanges: "The agent has changed no files.",
+  rollback: "Roll back",
+  rolledBack: "Rolled back {id}; {undo} undoes the rollback.",
+  rollbackOf: "rollback of",
+  rolledBackBy: "rolled back by",
+  commands: "Commands",
+  noCommands: "No commands have run.",
+  timers: "Timers",
+  noTimers: "No timers are pending.",
+  every: "every {s} s",
 };
 
 /** The text keys. */
@@ -168,6 +179,17 @@ const ZH: Record<TextKey, string> = {
   pluginTools: "工具",
   terminals: "终端",
   noTerminals: "没有打开的终端。",
+  changesets: "文件改动",
+  noChanges: "助手还没有改动任何文件。",
+  rollback: "回滚",
+  rolledBack: "已回滚 {id}；{undo} 可撤销这次回滚。",
+  rollbackOf: "回滚自",
+  rolledBackBy: "已被回滚：",
+  commands: "命令",
+  noCommands: "还没有运行过命令。",
+  timers: "定时器",
+  noTimers: "没有待触发的定时器。",
+  every: "每 {s} 秒",
 };
 
 /** "en" or "zh". */

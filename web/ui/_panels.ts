@@ -5,6 +5,7 @@ import { api, ApiError, messageOf, send } from "./_api.ts";
 import { renderMarkdown } from "./_markdown.ts";
 import { t } from "./_i18n.ts";
 import { TerminalsView } from "./_terminals.ts";
+import { ChangesView, CmdHistoryView, TimersView } from "./_work.ts";
 
 /** Load `path` once; returns [data, error, reload]. */
 function useLoad<T>(path: string): [T | undefined, string, () => void] {
@@ -264,6 +265,8 @@ export function PluginsView() {
   const [problem, setProblem] = useState("");
   const act = (p: Promise<unknown>) =>
     p.then(() => (setProblem(""), reload()), (e) => setProblem(messageOf(e)));
+  const running = (name: string) =>
+    (data?.plugins ?? []).some((p) => p.name === name && p.state === "running");
   const upload = async (e: Event) => {
     const file = (e.target as HTMLInputElement).files?.[0];
     if (!file) return;
@@ -322,8 +325,10 @@ export function PluginsView() {
         )
       ),
     ),
-    (data?.plugins ?? []).some((p) => p.name === "agentcli" && p.state === "running") &&
-      h(TerminalsView, null),
+    running("agentcli") && h(TerminalsView, null),
+    running("changes") && h(ChangesView, null),
+    running("cmd") && h(CmdHistoryView, null),
+    running("timer") && h(TimersView, null),
     h(
       "label",
       { class: "upload" },
