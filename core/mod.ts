@@ -12,6 +12,7 @@ export * from "./kernel/output.ts";
 export * from "./prompt/budget.ts";
 export * from "./prompt/context.ts";
 export * from "./memory/embedding.ts";
+export * from "./memory/media.ts";
 export * from "./prompt/system_prompt.ts";
 export * from "./kernel/scheduler.ts";
 export * from "./kernel/turn_control.ts";

@@ -28,6 +28,17 @@ export interface Embedder {
   readonly modalities: readonly Modality[];
   /** Embed `texts`, one vector each; an empty list resolves to an empty list. */
   embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  /**
+   * Present only when `modalities` holds "image": embeds encoded images (PNG, JPEG) into the
+   * same space as the texts. Rejects with EmbeddingError for bytes it cannot decode.
+   */
+  embedImages?(images: readonly ImageInput[], options?: EmbedOptions): Promise<Float32Array[]>;
+}
+
+/** One encoded image handed to an embedder. */
+export interface ImageInput {
+  bytes: Uint8Array;
+  mime: string;
 }
 
 /** A vector as it is stored: always together with the fingerprint of the space it lives in. */

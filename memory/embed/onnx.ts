@@ -17,7 +17,8 @@ import { formatFingerprint, l2Normalize } from "./fingerprint.ts";
 import { sha256File } from "./model_download.ts";
 import { WordPieceTokenizer } from "./wordpiece.ts";
 
-type Ort = typeof import("onnxruntime-web/wasm");
+/** The onnxruntime-web wasm module. */
+export type Ort = typeof import("onnxruntime-web/wasm");
 type Session = Awaited<ReturnType<Ort["InferenceSession"]["create"]>>;
 type Tensor = InstanceType<Ort["Tensor"]>;
 
@@ -45,7 +46,7 @@ export interface OnnxEmbedder extends Embedder {
 let ortLoading: Promise<Ort> | undefined;
 
 /** onnxruntime-web's wasm build, its binary handed in as bytes (bundle-friendly), one thread. */
-function loadOrt(): Promise<Ort> {
+export function loadOrt(): Promise<Ort> {
   ortLoading ??= (async () => {
     const ort = await import("onnxruntime-web/wasm");
     const binary = await import("onnxruntime-web/ort-wasm-simd-threaded.wasm", {

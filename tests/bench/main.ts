@@ -20,6 +20,7 @@ import { figures as pluginFigures } from "./plugin_bench.ts";
 import { figures as webFigures } from "./web_bench.ts";
 import { figures as mcpFigures } from "./mcp_bench.ts";
 import { figures as luaFigures } from "./lua_bench.ts";
+import { figures as mediaFigures } from "./media_bench.ts";
 
 const ALL: Record<string, FigureFn> = {
   ...kernelFigures,
@@ -34,6 +35,7 @@ const ALL: Record<string, FigureFn> = {
   ...mcpFigures,
   ...webFigures,
   ...luaFigures,
+  ...mediaFigures,
 };
 
 function machine() {
