@@ -38,8 +38,20 @@ export function wireTools(request: ChatRequest) {
 function wireMessage(message: ChatMessage) {
   switch (message.role) {
     case "system":
-    case "user":
       return { role: message.role, content: message.content };
+    case "user":
+      if (!message.images?.length) return { role: "user", content: message.content };
+      // OpenAI's content parts: the text, then each image as a data: URL.
+      return {
+        role: "user",
+        content: [
+          ...(message.content === "" ? [] : [{ type: "text", text: message.content }]),
+          ...message.images.map((image) => ({
+            type: "image_url",
+            image_url: { url: `data:${image.mime};base64,${image.data}` },
+          })),
+        ],
+      };
     case "assistant":
       if (!message.toolCalls?.length) return { role: "assistant", content: message.content };
       return {

@@ -185,8 +185,12 @@ class OllamaState {
 function wireMessage(message: ChatMessage) {
   switch (message.role) {
     case "system":
-    case "user":
       return { role: message.role, content: message.content };
+    case "user":
+      // Ollama's `images`: base64 without a data: prefix, beside the text.
+      return message.images?.length
+        ? { role: "user", content: message.content, images: message.images.map((i) => i.data) }
+        : { role: "user", content: message.content };
     case "assistant":
       return {
         role: "assistant",

@@ -90,6 +90,30 @@ function openai.headers(config)
 end
 
 function openai.transform_request(body) return body end
+
+-- A user message's OpenAI content (a string, or text and image_url parts) as a list of
+-- { text = … } and { mime = …, data = … } (base64 from a data: URL) in order, so a script
+-- writes each in its provider's own format. An image_url that is not a data: URL is kept
+-- as { url = … } for the script to refuse or pass on.
+function openai.content_parts(content)
+  if type(content) ~= "table" then return { { text = content ~= json.null and content or "" } } end
+  local parts = {}
+  for _, part in ipairs(content) do
+    if part.type == "text" then
+      parts[#parts + 1] = { text = part.text }
+    elseif part.type == "image_url" and type(part.image_url) == "table" then
+      local url = part.image_url.url or ""
+      local comma = find(url, ",", 1, true)
+      local head = comma and sub(url, 1, comma - 1) or ""
+      if sub(head, 1, 5) == "data:" and sub(head, -7) == ";base64" then
+        parts[#parts + 1] = { mime = sub(head, 6, -8), data = sub(url, comma + 1) }
+      else
+        parts[#parts + 1] = { url = url }
+      end
+    end
+  end
+  return parts
+end
 function openai.transform_response(body) return body end
 function openai.transform_stream_chunk(line, state) return line end
 

@@ -48,6 +48,9 @@ export type RequestPruner = (
   info: PruneInfo,
 ) => ChatRequest | Promise<ChatRequest>;
 
+/** Estimated tokens of one image in a request. */
+export const IMAGE_TOKENS = 800;
+
 const TIMELINE = "[Conversation so far]\n";
 const CUT = (n: number) => `\n[… ${n} characters cut to fit the context window …]\n`;
 
@@ -56,6 +59,8 @@ export function requestTokens(request: ChatRequest, count: TokenCounter): number
   let total = 0;
   for (const m of request.messages) {
     total += count(m.content) + 4;
+    // Providers bill an image by its tiles; 800 covers a 1024-pixel photo at high detail.
+    if (m.role === "user") total += (m.images?.length ?? 0) * IMAGE_TOKENS;
     if (m.role === "assistant") {
       for (const c of m.toolCalls ?? []) total += count(c.name) + count(c.arguments);
     }

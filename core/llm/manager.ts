@@ -28,6 +28,7 @@ import type { TokenCounter } from "../prompt/budget.ts";
 import { Semaphore } from "./_semaphore.ts";
 import type { PruneReason, RequestPruner } from "./_request_prune.ts";
 import { type RequestPlan, SourceLimits } from "./_source_limits.ts";
+import { visionPlan } from "./_vision.ts";
 import { type Attempt, chatOnce, notify, streamOnce } from "./_provider_call.ts";
 import type { UsageLedger } from "./usage.ts";
 
@@ -258,10 +259,11 @@ export class ProviderManager {
   async #trySource(
     source: SourceConfig,
     entry: Entry,
-    plan: RequestPlan,
+    asked: RequestPlan,
     options: ProviderCallOptions,
     started: number,
   ): Promise<Outcome> {
+    const plan = visionPlan(asked, source.vision ?? false);
     const provider = entry.provider;
     if (!provider) return { ok: false, error: entry.unusable ?? this.#unbuilt(source) };
     const onPrune = (reason: PruneReason, before: number, after: number) =>

@@ -11,10 +11,17 @@ export interface ToolCall {
   arguments: string;
 }
 
+/** An image sent with a user message: its type and its bytes in base64 (no data: prefix). */
+export interface ImagePart {
+  mime: string;
+  data: string;
+}
+
 /** One message of the conversation sent to a provider. */
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  /** `images` reach a source only when it declares `vision`; others get a note instead. */
+  | { role: "user"; content: string; images?: ImagePart[] }
   | { role: "assistant"; content: string; toolCalls?: ToolCall[]; reasoning?: string }
   | { role: "tool"; toolCallId: string; name: string; content: string };
 

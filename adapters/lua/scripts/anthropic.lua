@@ -42,7 +42,16 @@ function transform_request(body)
     if m.role == "system" then
       system[#system + 1] = m.content
     elseif m.role == "user" then
-      push("user", { type = "text", text = m.content })
+      for _, part in ipairs(openai.content_parts(m.content)) do
+        if part.data then
+          push("user", { type = "image", source = { type = "base64", media_type = part.mime,
+            data = part.data } })
+        elseif part.url then
+          push("user", { type = "image", source = { type = "url", url = part.url } })
+        else
+          push("user", { type = "text", text = part.text })
+        end
+      end
     elseif m.role == "assistant" then
       if type(m.content) == "string" and m.content ~= "" then
         push("assistant", { type = "text", text = m.content })

@@ -60,7 +60,15 @@ function transform_request(body)
     if m.role == "system" then
       system[#system + 1] = { text = m.content }
     elseif m.role == "user" then
-      push("user", { text = m.content })
+      for _, part in ipairs(openai.content_parts(m.content)) do
+        if part.data then
+          push("user", { inlineData = { mimeType = part.mime, data = part.data } })
+        elseif part.url then
+          push("user", { fileData = { fileUri = part.url } })
+        else
+          push("user", { text = part.text })
+        end
+      end
     elseif m.role == "assistant" then
       if type(m.content) == "string" and m.content ~= "" then push("model", { text = m.content }) end
       for _, call in ipairs(m.tool_calls or {}) do

@@ -17,6 +17,15 @@ function transform_request(body)
   local messages, names = json.array(), {}
   for _, m in ipairs(req.messages) do
     local out = { role = m.role, content = m.content ~= json.null and m.content or "" }
+    if m.role == "user" and type(m.content) == "table" then
+      local text, images = {}, json.array()
+      for _, part in ipairs(openai.content_parts(m.content)) do
+        if part.data then images[#images + 1] = part.data
+        elseif part.text then text[#text + 1] = part.text end
+      end
+      out.content = table.concat(text, "\n")
+      if #images > 0 then out.images = images end
+    end
     if m.role == "tool" then out.tool_name = m.name or names[m.tool_call_id] end
     if m.tool_calls then
       for _, call in ipairs(m.tool_calls) do names[call.id] = call["function"].name end

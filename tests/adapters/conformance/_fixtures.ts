@@ -76,6 +76,26 @@ export interface WireFixture {
   /** A whole JSON body (neither SSE nor NDJSON): it also answers a non-streamed call. */
   json: boolean;
   expected: Expected;
+  /**
+   * `<case>.request.json`, when present: the case sends VISION_REQUEST, and every request the
+   * client made must carry `value` under the body's top-level `key`, compared as parsed JSON.
+   */
+  request?: ExpectedRequest;
+}
+
+const ExpectedRequest = z.object({ key: z.string(), value: z.unknown() }).strict();
+/** Part of a request body a client must send, as written from the provider's reference. */
+export type ExpectedRequest = z.infer<typeof ExpectedRequest>;
+
+function loadRequest(where: string): ExpectedRequest | undefined {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(`${WIRE_DIR}${where}.request.json`);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+  return ExpectedRequest.parse(JSON.parse(text));
 }
 
 const latin1 = new TextDecoder("latin1");
@@ -117,6 +137,7 @@ export function loadFixture(family: string, name: string): WireFixture {
     eventEnds: eventEnds(body, contentType),
     json: !/event-stream|ndjson/.test(contentType),
     expected: parsed.data,
+    request: loadRequest(where),
   };
 }
 

@@ -28,6 +28,19 @@ export const REQUEST: ChatRequest = {
   messages: [{ role: "user", content: "Weather and time in Paris?" }],
 };
 
+/** A 1×1 PNG, base64, as the vision fixtures' requests carry it. */
+export const PIXEL_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+/** What a vision case sends: a question and one image (fixtures with a `.request.json`). */
+export const VISION_REQUEST: ChatRequest = {
+  messages: [{
+    role: "user",
+    content: "What is in this image?",
+    images: [{ mime: "image/png", data: PIXEL_PNG }],
+  }],
+};
+
 /** What one call produced, reduced to what the expected result names. */
 export type Outcome =
   | { kind: "answer"; response: ChatResponse }
@@ -48,16 +61,28 @@ export function conformance(adapter: string): void {
 async function runFixture(target: ConformanceClient, fixture: WireFixture): Promise<void> {
   await using server = startFramingServer();
   const provider = target.build(server.url);
+  const request = fixture.request ? VISION_REQUEST : REQUEST;
   for (const framing of framings(SEEDS)) {
     const where = `${target.adapter} ${fixture.family}/${fixture.name} ${framingName(framing)}`;
     serve(server, fixture, framing);
-    check(await streamed(provider.stream(REQUEST)), fixture.expected, where);
+    check(await streamed(provider.stream(request)), fixture.expected, where);
     if (
       fixture.json && (framing.split.kind !== "random" || framing.split.seed % CHAT_EVERY === 0)
     ) {
       // A JSON body answers a non-streamed call the same way (fewer seeds: the same reader).
       serve(server, fixture, framing);
-      check(await chatted(() => provider.chat(REQUEST)), fixture.expected, `${where} chat()`);
+      check(await chatted(() => provider.chat(request)), fixture.expected, `${where} chat()`);
+    }
+  }
+  if (fixture.request) {
+    const { key, value } = fixture.request;
+    for (const sent of server.requests) {
+      const body = JSON.parse(sent.body) as Record<string, unknown>;
+      assert.deepEqual(
+        body[key],
+        value,
+        `${target.adapter} ${fixture.name}: the request's "${key}"`,
+      );
     }
   }
   const paths = new Set(server.requests.map((r) => r.path));
