@@ -1,4 +1,5 @@
 /** The kernel event bus and the events it carries. */
+import type { MediaRef } from "./memory/media.ts";
 import type { ToolCall, Usage } from "./llm/provider.ts";
 import type { Logger } from "./ports.ts";
 import type { OwnerAnswer, OwnerQuestion } from "./kernel/questions.ts";
@@ -34,7 +35,15 @@ export type KernelEvent =
   | { type: "reasoning_delta"; turnId: string; text: string; reset?: boolean }
   | { type: "tool_call"; turnId: string; call: ToolCall; phase: "start" | "end"; ok?: boolean }
   | { type: "stage"; turnId: string; stage: StageName }
-  | { type: "output"; turnId: string; channel: string; text: string; status: ReplyStatus }
+  | {
+    type: "output";
+    turnId: string;
+    channel: string;
+    text: string;
+    status: ReplyStatus;
+    /** Stored images attached to the reply. */
+    media?: MediaRef[];
+  }
   | { type: "status"; state: "idle" | "busy"; pending: number }
   /** A non-terminal message about input `turnId` ("busy, please wait"); its reply is still owed. */
   | { type: "notice"; turnId: string; channel: string; text: string }

@@ -1,5 +1,6 @@
 /** Inputs that enter the kernel and the one terminal reply each of them gets. */
 import type { ReplyStatus } from "./events.ts";
+import type { MediaRef } from "./memory/media.ts";
 
 /** Interrupt urgency L1–L4; 0 is a plain queued input (ARCHITECTURE.md "Input Scheduler"). */
 export type PriorityLevel = 0 | 1 | 2 | 3 | 4;
@@ -28,6 +29,8 @@ export interface Input {
   readonly consolidation?: boolean;
   readonly receivedAt: number;
   readonly meta: Readonly<Record<string, unknown>>;
+  /** Images that came with it, already in the media store (the channel put them there). */
+  readonly media?: readonly MediaRef[];
 }
 
 /** The terminal reply of one input. Every accepted input gets exactly one. */
@@ -38,6 +41,8 @@ export interface Reply {
   status: ReplyStatus;
   /** Machine-readable error code when status is "error" or "refused". */
   errorCode?: string;
+  /** Stored images the model attached to the reply (`media_attach`). */
+  media?: MediaRef[];
 }
 
 /** What a source passes when it injects an input. */
@@ -51,6 +56,8 @@ export interface InjectOptions {
    */
   priority?: PriorityLevel;
   meta?: Record<string, unknown>;
+  /** Images that came with the input, already stored (MediaStore.put). */
+  media?: readonly MediaRef[];
   /** Receives the terminal reply; without it the reply goes to the channel's output handler. */
   onReply?: (reply: Reply) => void;
   /**

@@ -13,6 +13,8 @@ export * from "./prompt/budget.ts";
 export * from "./prompt/context.ts";
 export * from "./memory/embedding.ts";
 export * from "./memory/media.ts";
+export * from "./memory/media_turn.ts";
+export * from "./memory/media_tools.ts";
 export * from "./prompt/system_prompt.ts";
 export * from "./kernel/scheduler.ts";
 export * from "./kernel/turn_control.ts";

@@ -6,7 +6,7 @@ import { EventBus, type KernelNoticeKind } from "../events.ts";
 import type { Clock, Logger } from "../ports.ts";
 import { StageHost } from "./stages.ts";
 import { type RegisteredTool, ToolRegistry } from "./tools.ts";
-import { type OutputChannel, type OutputMessage, OutputRegistry } from "./output.ts";
+import { Cap, type OutputChannel, type OutputMessage, OutputRegistry } from "./output.ts";
 import { type ContextWindow, RecentContext } from "../prompt/context.ts";
 import type { InjectOptions, Input, PriorityLevel, Reply } from "../input.ts";
 import { type LlmCaller, runTurn, type TurnSettings } from "./turn.ts";
@@ -19,10 +19,18 @@ import { errorMessage } from "../errors.ts";
 import { durableReply } from "../prompt/_context_persistence.ts";
 import { OwnerQuestions } from "./questions.ts";
 import { RouteRegistry } from "./routes.ts";
+import { describeMedia, type MediaStore } from "../memory/media.ts";
+import { MediaOutbox } from "../memory/media_turn.ts";
+import { mediaTools } from "../memory/media_tools.ts";
 
 /** The part of the ConfigRegistry the kernel reads. */
 export interface KernelConfig {
   get<T = unknown>(key: string): T;
+}
+
+/** Where the web plugin serves a stored image (DESIGN.md §6, behind the token). */
+export function mediaLink(digest: string): string {
+  return `/api/v1/media/${digest}`;
 }
 
 /** Name of the output channel that receives consolidation replies. */
@@ -68,6 +76,8 @@ export interface AgentOptions {
   toolSources?: (() => RegisteredTool[])[];
   /** Output channels; a resident shares its parent's registry. Default: a registry of its own. */
   outputs?: OutputRegistry;
+  /** The media store: inputs' images reach the model, the media tools are offered. */
+  media?: MediaStore;
 }
 
 /** What `status` reports about the kernel itself. */
@@ -104,9 +114,12 @@ export class Agent {
   #closed = false;
   /** Set by finish() and close(): new inputs are refused. */
   #refusing = false;
+  readonly #outbox = new MediaOutbox();
+  readonly #mediaTools: RegisteredTool[];
 
   constructor(options: AgentOptions) {
     this.#options = options;
+    this.#mediaTools = options.media ? mediaTools(options.media, this.#outbox) : [];
     this.events = new EventBus({ logger: options.logger });
     this.stages = new StageHost({
       clock: options.clock,
@@ -277,7 +290,12 @@ export class Agent {
   /** Every tool the model can see now, re-aggregated from all sources. */
   allTools(): RegisteredTool[] {
     const sources = this.#options.toolSources ?? [];
-    return [...this.tools.list(), ...this.outputs.tools(), ...sources.flatMap((s) => s())];
+    return [
+      ...this.tools.list(),
+      ...this.outputs.tools(),
+      ...sources.flatMap((s) => s()),
+      ...this.#mediaTools,
+    ];
   }
 
   /** Resolves when no turn runs or is suspended and nothing waits. */
@@ -331,6 +349,7 @@ export class Agent {
       ...(consolidation ? { consolidation } : {}),
       receivedAt: this.#options.clock.now(),
       meta: options.meta ?? {},
+      ...(options.media?.length ? { media: [...options.media] } : {}),
     };
     if (options.onReply) this.#replyTo.set(input.id, options.onReply);
     if (options.onNotice) this.#noticeTo.set(input.id, options.onNotice);
@@ -368,6 +387,8 @@ export class Agent {
       countTokens: this.#options.countTokens ?? estimateTokens,
       settings: this.#settings(),
       control,
+      media: this.#options.media,
+      outbox: this.#outbox,
     });
     return await durableReply(this.context, reply);
   }
@@ -397,6 +418,7 @@ export class Agent {
       channel: reply.channel,
       text: reply.text,
       status: reply.status,
+      ...(reply.media?.length ? { media: reply.media } : {}),
     });
     const callback = this.#replyTo.get(input.id);
     this.#replyTo.delete(input.id);
@@ -427,12 +449,27 @@ export class Agent {
       });
       return;
     }
+    const media = reply.media ?? [];
+    const canShow = (channel.caps & Cap.image) !== 0;
+    // A channel without the image capability gets a line per image: what it is and its link.
+    const links = canShow
+      ? []
+      : media.map((m) => `[image ${describeMedia(m)}: ${mediaLink(m.digest)}]`);
     this.#send(channel, {
-      payload: reply.text,
+      payload: [reply.text, ...links].join("\n"),
       meta: { ...input.meta },
       type: "text",
       inputId: input.id,
     });
+    if (!canShow) return;
+    for (const m of media) {
+      this.#send(channel, {
+        payload: m.digest,
+        meta: { ...input.meta, mime: m.mime, size: m.size, url: mediaLink(m.digest) },
+        type: "image",
+        inputId: input.id,
+      });
+    }
   }
 
   /** Hand `message` to a channel on a later microtask; a failure is logged, never thrown. */

@@ -16,6 +16,9 @@ import type { TokenCounter } from "../prompt/budget.ts";
 import type { TurnControl } from "./turn_control.ts";
 import { executeRound, memoryOutput, ownersOf } from "./tool_round.ts";
 import type { RequestBuilder } from "../llm/_request_prune.ts";
+import type { MediaStore } from "../memory/media.ts";
+import { loadTurnImages, type MediaOutbox } from "../memory/media_turn.ts";
+import type { ImagePart } from "../llm/provider.ts";
 
 /** Observes one LLM call (ProviderManager's StreamListener). */
 export interface LlmCallListener {
@@ -71,6 +74,10 @@ export interface TurnDeps {
   settings: TurnSettings;
   /** Steering by the scheduler: suspension, `[打断消息]` notes, stop-while-queued. */
   control?: TurnControl;
+  /** The media store: the input's images are linked and sent; absent, they are a note. */
+  media?: MediaStore;
+  /** Where media_attach leaves the reply's images. */
+  outbox?: MediaOutbox;
 }
 
 /** `Input.meta` flag: answer and reply, but keep the input and reply out of the context window. */
@@ -134,11 +141,14 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
       throw new ShortCircuit("Stopped before it ran.", "stopped");
     }
     const memory = await recallMemory(input, signal, deps);
+    const media = await loadTurnImages(input, deps.media, deps.logger);
+    notes.push(...media.notes);
     await runStage(stage("pre_action"));
 
     const toolOutputs: { name: string; output: string }[] = [];
     const text = await toolLoop(input, signal, deps, {
       eventId,
+      images: media.images,
       memory,
       notes,
       stage,
@@ -161,13 +171,16 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
     }
     const before = stage("before_output", { output: text });
     await runStage(before);
+    const attached = deps.outbox?.take(input.id) ?? [];
     reply = {
       inputId: input.id,
       channel: input.channel,
       text: before.output ?? text,
       status: "ok",
+      ...(attached.length > 0 ? { media: attached } : {}),
     };
   } catch (error) {
+    deps.outbox?.take(input.id);
     reply = failureReply(input, error, signal, deps.logger);
   }
   deps.events.publish({ type: "stage", turnId: input.id, stage: "after_output" });
@@ -177,6 +190,8 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
 
 interface LoopState {
   eventId: string;
+  /** The input's images, sent with the user message (as each source's vision allows). */
+  images: ImagePart[];
   /** Every tool result of the turn, kept with the reply for relevance scoring. */
   toolOutputs: { name: string; output: string }[];
   memory: MemorySection[];
@@ -249,7 +264,12 @@ function requestBuilder(
     context: deps.context,
     currentEventId: state.eventId,
     count: deps.countTokens,
-    messages: [{ role: "user", content: input.text }, ...rounds],
+    messages: [
+      state.images.length > 0
+        ? { role: "user", content: input.text, images: state.images }
+        : { role: "user", content: input.text },
+      ...rounds,
+    ],
     tools: tools.length > 0 ? tools.map(toSchema) : undefined,
   });
 }

@@ -23,6 +23,8 @@ export interface TestSource {
   adapter?: "openai" | "ollama";
   /** `context_window` in tokens; default 32,000. */
   contextWindow?: number;
+  /** Declares `vision` (images reach it). */
+  vision?: boolean;
 }
 
 /** Options of createTestKernel. */
@@ -37,6 +39,8 @@ export interface TestKernelOptions {
   recall?: AgentOptions["recall"];
   /** Where the providers record usage. */
   usage?: UsageLedger;
+  /** The media store handed to the Agent. */
+  media?: AgentOptions["media"];
 }
 
 /** A running test kernel; dispose it to close the agent and the database. */
@@ -67,6 +71,7 @@ export function createTestKernel(options: TestKernelOptions = {}): TestKernel {
     registry.set(`${prefix}.base_url`, source.server.url);
     registry.set(`${prefix}.model`, "fake-model");
     registry.set(`${prefix}.context_window`, source.contextWindow ?? 32_000);
+    if (source.vision !== undefined) registry.set(`${prefix}.vision`, source.vision);
   };
   for (const source of options.sources ?? []) setSource(source);
   const providers = new ProviderManager({
@@ -85,6 +90,7 @@ export function createTestKernel(options: TestKernelOptions = {}): TestKernel {
     persona: () => options.persona ?? "You are a test agent.",
     context: options.context,
     recall: options.recall,
+    media: options.media,
   });
   const events: KernelEvent[] = [];
   agent.events.subscribe("*", (event) => void events.push(event));

@@ -16,9 +16,7 @@ Deno.test("forVision keeps images for a vision source and replaces them with a p
   const plain = forVision(request, false);
   assert.deepEqual(plain.messages[1], {
     role: "user",
-    content: `what is this?\n\n${
-      unseenImagesNote(images)
-    }`,
+    content: `what is this?\n\n${unseenImagesNote(images)}`,
   });
   assert.match(
     plain.messages[1]!.content,
