@@ -33,7 +33,7 @@ export * from "./cli/portable.ts";
 export * from "./cli/commands.ts";
 export * from "./plugin_services.ts";
 export * from "./cli/health.ts";
-export { loadOnnxImageEncoder, unifiedSpace, toPixelValues } from "./embed/onnx_image.ts";
+export { loadOnnxImageEncoder, toPixelValues, unifiedSpace } from "./embed/onnx_image.ts";
 export type { ImageEncoder, OnnxImageEncoderOptions } from "./embed/onnx_image.ts";
 export { MediaTier } from "./media/store.ts";
 export type { MediaTierOptions, ReembedProgress } from "./media/store.ts";

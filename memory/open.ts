@@ -30,6 +30,9 @@ import { createTextAnalyzer, type TextAnalyzer } from "./text/keywords.ts";
 import { type GraphTier, openGraphTier } from "./graph/tier.ts";
 import type { GraphStats } from "./graph/db.ts";
 import { openUpkeep, type Upkeep } from "./upkeep.ts";
+import { type OpenedMedia, openMediaTier, withImageEncoder } from "./media/open.ts";
+import type { MediaTier } from "./media/store.ts";
+import type { MediaStatus } from "../core/mod.ts";
 import { type ImportCounts, importMemory } from "./cli/portable.ts";
 
 /** A document is "related" when its pooled score (top lexical hit = 1) reaches this. */
@@ -55,6 +58,8 @@ export interface MemoryTiers extends AsyncDisposable {
   graph: GraphTier;
   /** The text log, the knowledge base and the heartbeats (`upkeep.attach` starts them). */
   upkeep: Upkeep;
+  /** Images as blocks of the graph (memory/media); `media.enabled` false when switched off. */
+  media: MediaTier;
   /** Prompt sections for `input`: the "[Memory Index]" of the graph, related documents. */
   recall(input: Input, signal: AbortSignal): Promise<MemorySection[]>;
   /** The kernel tools over these tiers. */
@@ -69,6 +74,7 @@ export interface MemoryTiers extends AsyncDisposable {
     graph: GraphStats;
     knowledge: number;
     heartbeats: HeartbeatStats[];
+    media: MediaStatus;
   };
   /** Re-embed stale documents in the background; resolves when done. */
   reembedInBackground(signal?: AbortSignal): Promise<void>;
@@ -87,11 +93,14 @@ export interface MemoryTiers extends AsyncDisposable {
 export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTiers> {
   const { paths, config, clock, logger } = options;
   const analyzer = await createTextAnalyzer();
-  const embedder = options.embedder ?? (await selectEmbedder(readEmbeddingConfig(config), {
+  const text = options.embedder ?? (await selectEmbedder(readEmbeddingConfig(config), {
     logger: logger.child({ component: "embedding" }),
     memoryDir: paths.memory,
     analyzer,
   })).embedder;
+  // The unified space: the text model paired with an image encoder, when one is configured.
+  const paired = await withImageEncoder(text, config, logger.child({ component: "embedding" }));
+  const embedder = paired.embedder;
   const documents = await DocStore.open({
     dir: paths.docs,
     embedder,
@@ -122,6 +131,15 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     documents,
     graph: graph.graph,
   });
+  const media: OpenedMedia = openMediaTier({
+    dir: paths.media,
+    graphDb: paths.graphDb,
+    config,
+    embedder,
+    clock,
+    logger,
+    failure: paired.failure,
+  });
   const tools = [...documentTools(documents, context), ...graph.tools(), ...upkeep.tools()];
   const background = new AbortController();
   let reembedding: Promise<void> = Promise.resolve();
@@ -133,6 +151,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     context,
     graph,
     upkeep,
+    media: media.tier,
     async recall(input, signal) {
       const index = await graph.section(input.text, signal);
       // The same one-scale ranking `eval memory` measures; documents above the floor go in.
@@ -158,8 +177,13 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
       graph: graph.stats(),
       knowledge: upkeep.knowledge.size(),
       heartbeats: upkeep.heartbeats(),
+      media: {
+        ...media.tier.status(),
+        ...(media.unsupported() ? { unsupported: media.unsupported() } : {}),
+      },
     }),
     async reembedInBackground(signal) {
+      await media.reembed(signal);
       await graph.reembedStale(signal);
       try {
         await documents.reembedStale({ signal });
@@ -187,7 +211,9 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
         await upkeep.close();
         await context.flush();
         documents.close();
+        media.close();
         graph.close();
+        await paired.close?.();
       })();
     },
     [Symbol.asyncDispose]: () => tiers.close(),

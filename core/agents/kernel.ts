@@ -14,6 +14,7 @@ import type { ConfigRegistry } from "../config/registry.ts";
 import type { SourceHealth } from "../llm/manager.ts";
 import { llmTools } from "../llm/tools.ts";
 import type { GraphMemory } from "../memory/graph.ts";
+import type { MediaStore } from "../memory/media.ts";
 import { agentConsolidator, type Consolidator } from "../memory/consolidation.ts";
 import type { StageHost } from "../kernel/stages.ts";
 import { ResidentPool } from "./residents.ts";
@@ -28,6 +29,8 @@ export interface KernelMemory {
   recall(input: Input, signal: AbortSignal): Promise<MemorySection[]>;
   /** The model-facing tools over the tiers. */
   tools(): RegisteredTool[];
+  /** The media store (images in turns, the media tools). */
+  media?: MediaStore;
 }
 
 /** Options of createKernel. */
@@ -77,6 +80,7 @@ export function createKernel(options: KernelOptions): Kernel {
     persona,
     context: memory.context,
     recall: (input, signal) => memory.recall(input, signal),
+    media: memory.media,
     toolSources: [() => memory.tools(), () => llmTools({ config, health: () => llm.health() })],
   });
   const helpers = { clock, logger: options.logger.child({ component: "helpers" }), config, llm };
