@@ -212,8 +212,8 @@ async function serve(home: string, flags: { host?: string; port?: string }): Pro
       usage,
     }),
   );
-  const { context, documents, upkeep: { knowledge } } = memory;
-  const views = { graph, context, documents, knowledge };
+  const { context, documents, upkeep: { knowledge }, media } = memory;
+  const views = { graph, context, documents, knowledge, media };
   const web = stack.use(
     serveWeb({ ...base, address, kernel, plugins, memory: views, providers, usage }),
   );

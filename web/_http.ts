@@ -2,7 +2,19 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import { ConfigError, errorMessage, HomeAgentError, PluginError } from "../core/mod.ts";
+import { ConfigError, errorMessage, HomeAgentError, MediaError, PluginError } from "../core/mod.ts";
+
+/** HTTP status of each media failure. */
+export const MEDIA_STATUS: Readonly<Record<MediaError["failure"], ContentfulStatusCode>> = {
+  disabled: 409,
+  "bad_digest": 400,
+  "not_found": 404,
+  "too_large": 413,
+  "too_many": 413,
+  "too_many_pixels": 413,
+  "type_refused": 415,
+  corrupt: 500,
+} as const;
 
 /** Extras of an HttpError. */
 export interface HttpErrorOptions {
@@ -88,6 +100,9 @@ function statusOf(error: unknown): Omit<ErrorResponse, "headers"> {
   }
   if (error instanceof PluginError) {
     return { status: 400, code: error.code, message: error.message };
+  }
+  if (error instanceof MediaError) {
+    return { status: MEDIA_STATUS[error.failure], code: error.code, message: error.message };
   }
   if (error instanceof HomeAgentError) {
     const status = error.code.endsWith("not_found")

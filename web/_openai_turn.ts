@@ -2,7 +2,7 @@
  * One OpenAI-compatible request seen as an agent turn: its content deltas, usage and reply,
  * and what of a streamed answer may still be sent to a client that cannot take text back.
  */
-import type { KernelEvent, Reply, Usage } from "../core/mod.ts";
+import type { KernelEvent, MediaRef, Reply, Usage } from "../core/mod.ts";
 import type { WebDeps } from "./ports.ts";
 import { HttpError } from "./_http.ts";
 
@@ -33,6 +33,8 @@ export interface StartTurnOptions {
   remember: boolean;
   /** Aborted when the client goes away: the turn is cancelled. */
   signal: AbortSignal;
+  /** Images of the last user message, already stored. */
+  media?: MediaRef[];
 }
 
 /** Inject `text` as a tool-less turn on the OpenAI channel; throws HttpError when refused. */
@@ -68,6 +70,7 @@ export function startTurn(deps: WebDeps, text: string, options: StartTurnOptions
     ephemeral: !options.remember,
     noTools: true,
     signal: options.signal,
+    ...(options.media?.length ? { media: options.media } : {}),
     onReply: (reply) => {
       replied.resolve(reply);
       started.resolve();

@@ -27,6 +27,7 @@ export function agentChatPort(agent: Agent): ChatPort {
         channel: request.channel,
         onReply: request.onReply,
         signal: request.signal,
+        ...(request.media?.length ? { media: request.media } : {}),
         meta: {
           ...(request.ephemeral ? { [EPHEMERAL_META]: true } : {}),
           ...(request.noTools ? { [NO_TOOLS_META]: true } : {}),

@@ -16,6 +16,7 @@ import { mountDashboard, UPLOAD_PATH } from "./_dashboard.ts";
 import { mountOpenAI, openAIError } from "./openai.ts";
 import { mountPluginRoutes } from "./_plugin_routes.ts";
 import { mountSkills } from "./_skills.ts";
+import { MEDIA_PATH, mountMedia, refsOf } from "./_media.ts";
 // Embedded as text so one compiled binary carries the page (rebuild with `deno task build:web`).
 import INDEX_HTML from "./ui/index.html" with { type: "text" };
 import APP_JS from "./ui/dist/app.js" with { type: "text" };
@@ -26,8 +27,13 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
 const ChatBody = z.object({
-  text: z.string().min(1).max(100_000),
+  text: z.string().max(100_000),
   channel: z.string().regex(/^[a-z0-9_]{1,40}$/).optional(),
+  /** Digests of images uploaded to /api/v1/media before. */
+  media: z.array(z.string()).max(64).optional(),
+}).refine((b) => b.text.trim() !== "" || (b.media?.length ?? 0) > 0, {
+  message: "Too small: expected text or media",
+  path: ["text"],
 });
 
 /** Options of createApp besides the ports. */
@@ -91,7 +97,10 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
   const uploads = bodyLimit({ maxSize: MAX_UPLOAD_BYTES, onError: tooLarge });
   app.use(
     "/api/*",
-    (c, next) => c.req.path === UPLOAD_PATH ? uploads(c, next) : smallBodies(c, next),
+    (c, next) =>
+      c.req.path === UPLOAD_PATH || c.req.path === MEDIA_PATH
+        ? uploads(c, next)
+        : smallBodies(c, next),
   );
   app.use("/v1/*", bodyLimit({ maxSize: 4 * MAX_BODY_BYTES, onError: tooLarge }));
 
@@ -99,16 +108,23 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
 
   app.post("/api/v1/chat", async (c) => {
     const body = await parseBody(c, ChatBody);
+    const media = await refsOf(deps, body.media);
     const replied = Promise.withResolvers<Reply>();
     const result = deps.chat.inject({
       text: body.text,
       channel: body.channel ?? "web",
+      ...(media.length > 0 ? { media } : {}),
       onReply: replied.resolve,
     });
     if (!result.accepted) throw new HttpError(503, "refused", result.reason ?? "Input refused");
     if (c.req.query("wait") !== "1") return c.json({ turnId: result.inputId }, 202);
     const reply = await replied.promise;
-    return c.json({ turnId: result.inputId, status: reply.status, text: reply.text });
+    return c.json({
+      turnId: result.inputId,
+      status: reply.status,
+      text: reply.text,
+      ...(reply.media?.length ? { media: reply.media } : {}),
+    });
   });
 
   app.post("/api/v1/chat/stop", (c) => c.json(deps.chat.stop()));
@@ -129,6 +145,7 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
   mountPluginRoutes(app, deps);
   mountDashboard(app, deps);
   mountSkills(app, deps);
+  mountMedia(app, deps);
   mountOpenAI(app, deps);
 
   app.notFound((c) =>

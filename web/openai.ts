@@ -15,6 +15,7 @@ import type { WebDeps } from "./ports.ts";
 import type { WebEnv } from "./_login.ts";
 import { errorResponse, HttpError, parseBody } from "./_http.ts";
 import { type OpenAITurn, startTurn, StreamedText, usageOf } from "./_openai_turn.ts";
+import { imageUrlOf, storeDataUrls } from "./_media.ts";
 
 export { OPENAI_CHANNEL } from "./_openai_turn.ts";
 
@@ -54,6 +55,30 @@ export const OPENAI_ERRORS: Readonly<Record<string, OpenAIErrorKind>> = {
   stopped: { status: 503, type: "server_error", code: "turn_stopped", retry: false },
   "stream_diverged": { status: 502, type: "server_error", code: "stream_diverged" },
   internal: { status: 500, type: "server_error", code: null },
+  "media_too_large": {
+    status: 413,
+    type: "invalid_request_error",
+    code: "image_too_large",
+    param: "messages",
+  },
+  "media_too_many": {
+    status: 400,
+    type: "invalid_request_error",
+    code: "too_many_images",
+    param: "messages",
+  },
+  "media_too_many_pixels": {
+    status: 400,
+    type: "invalid_request_error",
+    code: "image_too_large",
+    param: "messages",
+  },
+  "media_type_refused": {
+    status: 400,
+    type: "invalid_request_error",
+    code: "invalid_image_format",
+    param: "messages",
+  },
 };
 
 /** OpenAI's error body. */
@@ -105,7 +130,10 @@ function contentOf(message: CompletionBody["messages"][number]): string {
  * The agent's input for a request: the last user message; earlier messages, when the client
  * sends its own history, go before it as a transcript.
  */
-export function inputText(messages: CompletionBody["messages"]): string {
+export function inputText(
+  messages: CompletionBody["messages"],
+  options: { withImages?: boolean } = {},
+): string {
   let last = -1;
   messages.forEach((m, i) => {
     if (m.role === "user") last = i;
@@ -114,7 +142,7 @@ export function inputText(messages: CompletionBody["messages"]): string {
     throw new HttpError(400, "bad_request", "messages: no user message", { param: "messages" });
   }
   const question = contentOf(messages[last]!);
-  if (question.trim() === "") {
+  if (question.trim() === "" && !options.withImages) {
     throw new HttpError(400, "bad_request", "messages: empty user message", {
       param: `messages.[${last}].content`,
     });
@@ -122,6 +150,13 @@ export function inputText(messages: CompletionBody["messages"]): string {
   const before = messages.slice(0, last).map((m) => `${m.role}: ${contentOf(m)}`);
   if (before.length === 0) return question;
   return `[Earlier in this conversation]\n${before.join("\n")}\n\n[Now]\n${question}`;
+}
+
+/** The image URLs of the last user message's `image_url` parts, in order. */
+function lastUserImages(messages: CompletionBody["messages"]): string[] {
+  const last = messages.findLast((m) => m.role === "user");
+  if (!last || !Array.isArray(last.content)) return [];
+  return last.content.flatMap((part) => imageUrlOf(part) ?? []);
 }
 
 /** The failure a non-"ok" reply stands for (a short circuit is an answer). */
@@ -153,14 +188,21 @@ export function mountOpenAI(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post("/v1/chat/completions", async (c) => {
     const body = await parseBody(c, CompletionBody);
     known(body.model ?? model);
-    const text = inputText(body.messages);
+    const urls = lastUserImages(body.messages);
+    const text = inputText(body.messages, { withImages: urls.length > 0 });
+    const images = await storeDataUrls(deps, urls);
+    const note = images.off > 0 ? `\n\n[${images.off} image(s) attached; media memory is off]` : "";
     const remember = body.remember === true || c.req.header("x-homeagent-remember") === "1";
     // The client going away (the request's signal) cancels the turn. The listener is removed
     // once the answer is out: Deno also aborts that signal after a response completes.
     const cancel = new AbortController();
     const gone = () => cancel.abort();
     c.var.gone.addEventListener("abort", gone, { once: true });
-    const turn = startTurn(deps, text, { remember, signal: cancel.signal });
+    const turn = startTurn(deps, text + note, {
+      remember,
+      signal: cancel.signal,
+      media: images.refs,
+    });
     const close = () => {
       c.var.gone.removeEventListener("abort", gone);
       turn.close();

@@ -11,6 +11,8 @@ import type {
   GraphRelation,
   KernelEvent,
   Logger,
+  MediaRef,
+  MediaStore,
   OwnerQuestion,
   PluginRoute,
   RelationPatch,
@@ -26,6 +28,8 @@ export interface ChatInjectRequest {
   ephemeral?: boolean;
   /** Answer without tools (the OpenAI-compatible endpoint). */
   noTools?: boolean;
+  /** Images that came with it, already stored. */
+  media?: MediaRef[];
   /** Receives the one terminal reply. */
   onReply(reply: Reply): void;
   /** Aborted when the client went away: the input is cancelled (it still gets its reply). */
@@ -241,6 +245,8 @@ export interface WebDeps {
   llm?: LlmPort;
   agents?: AgentsPort;
   skills?: SkillsPort;
+  /** The media store (uploads, images in chat and the OpenAI endpoint); absent: images are refused. */
+  media?: MediaStore;
   /** The MCP server at /mcp; absent: 404. */
   mcp?: McpPort;
   /** The server listens on loopback only: /mcp refuses a Host that is not a loopback name. */

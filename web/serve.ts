@@ -13,6 +13,7 @@ import {
   type KnowledgeBase,
   lastWeekOfUsage,
   type Logger,
+  type MediaStore,
   type RelevanceContext,
   UsageError,
   type UsageLedger,
@@ -103,6 +104,8 @@ export interface ServeWebOptions {
     context: RelevanceContext;
     documents: DocumentSource;
     knowledge: KnowledgeBase;
+    /** Uploads, images in chat and on the OpenAI endpoint. */
+    media?: MediaStore;
   };
   providers: { health(): SourceView[] };
   usage: Pick<UsageLedger, "range">;
@@ -147,6 +150,7 @@ export function serveWeb(options: ServeWebOptions): WebServer {
     questions: agent.questions,
     pluginRoutes: agent.routes,
     skills: options.plugins.skills,
+    media: memory.media,
   }, { hub });
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {

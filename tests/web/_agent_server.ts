@@ -4,6 +4,7 @@ import { systemClock } from "../../adapters/mod.ts";
 import { type FakeLLMServer, startFakeOpenAI } from "../fixtures/fake_llm.ts";
 import { createTestKernel, type TestKernel } from "../fakes/kernel.ts";
 import { TOKEN } from "./_deps.ts";
+import type { MediaStore } from "../../core/mod.ts";
 
 /** A served agent; dispose it to stop the server, the kernel and the fake LLM. */
 export interface ServedAgent extends AsyncDisposable {
@@ -14,10 +15,13 @@ export interface ServedAgent extends AsyncDisposable {
 }
 
 /** Serve an Agent whose one LLM source is a fake OpenAI server (none with `noSource`). */
-export function serveAgent(options: { noSource?: boolean } = {}): ServedAgent {
+export function serveAgent(
+  options: { noSource?: boolean; media?: MediaStore; vision?: boolean } = {},
+): ServedAgent {
   const llm = startFakeOpenAI();
   const kernel = createTestKernel({
-    sources: options.noSource ? [] : [{ name: "fake", server: llm }],
+    sources: options.noSource ? [] : [{ name: "fake", server: llm, vision: options.vision }],
+    media: options.media,
   });
   kernel.agent.tools.register({
     name: "remember_this",
@@ -31,6 +35,7 @@ export function serveAgent(options: { noSource?: boolean } = {}): ServedAgent {
     status: () => kernel.agent.status(),
     chat: agentChatPort(kernel.agent),
     events: agentEventsPort(kernel.agent),
+    media: options.media,
   });
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
