@@ -1,7 +1,8 @@
 /**
  * The restricted SDK external plugins call (ARCHITECTURE.md "Restricted External Plugin API"):
- * input injection clamped to L3, settings, memory, documents, knowledge and read-only social,
- * each gated by a capability declared in plugin.json. Shared by subprocess and Lua plugins.
+ * input injection clamped to L3, settings, memory, documents, knowledge, read-only social and
+ * asking the owner, each gated by a capability declared in plugin.json. Shared by subprocess and
+ * Lua plugins.
  */
 import { errorMessage, type PluginSDK } from "../../core/mod.ts";
 import { type Capability, ErrorCode, RpcError } from "../sdk/protocol.ts";
@@ -30,6 +31,11 @@ export interface RestrictedApiOptions {
   channels: Set<string>;
   /** Keys of the plugin's declared settings, for settings.list. */
   settingKeys?: () => string[];
+  /**
+   * The tool call `callId` names, while the kernel waits for it: its turn, and the signal that
+   * aborts when the turn stops (owner.ask asked for it is then cancelled).
+   */
+  toolCall?: (callId: string) => { turnId: string; signal: AbortSignal } | undefined;
 }
 
 /** Calls one restricted SDK method; rejects with RpcError (notCapable, notAvailable, invalidParams). */
@@ -50,6 +56,7 @@ const CAPABILITY_OF: Record<string, Capability> = {
   "social.get_person": "social",
   "social.list_persons": "social",
   "social.get_relations": "social",
+  "owner.ask": "ask",
 };
 
 /** Whether `method` belongs to the restricted API (as opposed to registration). */
@@ -126,6 +133,8 @@ export function createRestrictedApi(options: RestrictedApiOptions): RestrictedAp
         return { person: await need(services.socialGetPerson, method)(str("name")) };
       case "social.list_persons":
         return { persons: await need(services.socialListPersons, method)() };
+      case "owner.ask":
+        return { answer: await askOwner(p, options) };
       default:
         return { relations: await need(services.socialGetRelations, method)(str("name")) };
     }
@@ -162,6 +171,23 @@ async function inject(
     return { accepted: reply.status !== "refused", inputId: reply.inputId, reply };
   }
   return sdk.injectInput(text, opts);
+}
+
+/** `owner.ask`: the question goes to the owner; a stopped turn of its tool call cancels it. */
+function askOwner(p: Record<string, unknown>, options: RestrictedApiOptions) {
+  const title = stringParam(p, "title", "owner.ask");
+  const text = (key: string) => typeof p[key] === "string" ? p[key] as string : undefined;
+  const callId = text("callId");
+  const call = callId === undefined ? undefined : options.toolCall?.(callId);
+  if (callId !== undefined && !call) {
+    throw new RpcError(ErrorCode.invalidParams, `No tool call "${callId}" is running`);
+  }
+  return options.sdk.askOwner({
+    title,
+    detail: text("detail"),
+    timeoutMs: typeof p.timeoutMs === "number" ? p.timeoutMs : undefined,
+    turnId: call?.turnId,
+  }, { signal: call?.signal });
 }
 
 function guard<T>(fn: () => T): T {

@@ -6,6 +6,7 @@
 import {
   type Clock,
   errorMessage,
+  HomeAgentError,
   type Logger,
   type Plugin,
   PluginError,
@@ -116,6 +117,20 @@ function describeExit(info: ExitInfo): string {
   return info.signal ? `killed by ${info.signal}` : `exited with code ${info.code}`;
 }
 
+/**
+ * A failed route call as the web app answers it: the plugin's RpcError data `{status: 404}` or
+ * `{status: 409}` keep their status, anything else (including a timeout) is a 400.
+ */
+function asRouteError(plugin: string, error: unknown): HomeAgentError {
+  const status = error instanceof RpcError && isObject(error.data) ? error.data.status : undefined;
+  const code = status === 404
+    ? "route_not_found"
+    : status === 409
+    ? "route_conflict"
+    : "route_failed";
+  return new HomeAgentError(code, `Plugin "${plugin}": ${errorMessage(error)}`, { cause: error });
+}
+
 /** A stage call that ran out of time, as the StageHost recognises it (and its breaker counts). */
 function asStageError(error: unknown): unknown {
   if (error instanceof RpcError && error.code === ErrorCode.timeout) {
@@ -160,6 +175,7 @@ const REGISTRATION_CAPABILITY: Record<string, Capability> = {
   "input.register": "input",
   "events.subscribe": "events",
   "settings.define": "settings",
+  "route.register": "routes",
 };
 
 /** Serves the plugin's requests: registrations during the start window, then the restricted API. */
@@ -170,6 +186,8 @@ class Bridge {
   #proc: () => PluginProcess;
   #channels = new Set<string>();
   #settingKeys = new Set<string>();
+  /** Tool calls in flight, by callId, for owner.ask (kept only with the "ask" capability). */
+  #calls = new Map<string, { turnId: string; signal: AbortSignal }>();
   #api;
 
   constructor(sdk: PluginSDK, options: SubprocessPluginOptions, proc: () => PluginProcess) {
@@ -183,6 +201,7 @@ class Bridge {
       services: options.services,
       channels: this.#channels,
       settingKeys: () => [...this.#settingKeys],
+      toolCall: (callId) => this.#calls.get(callId),
     });
   }
 
@@ -238,14 +257,42 @@ class Bridge {
           timeoutMs: toolTimeout,
           parallelSafe: def.parallelSafe === true,
           noMemory: def.noMemory === true,
-          // The request's own promise, not an async wrapper: each await is a hop on every call.
-          handler: (args, context) =>
-            this.#proc().request("tool.call", {
+          handler: (args, context) => {
+            // The request's own promise, not an async wrapper: each await is a hop on every call.
+            const call = this.#proc().request("tool.call", {
               name: def.name,
               args,
               turnId: context.turnId,
               callId: context.callId,
-            }, { timeoutMs: toolTimeout, signal: context.signal }) as Promise<ToolResult>,
+            }, { timeoutMs: toolTimeout, signal: context.signal }) as Promise<ToolResult>;
+            if (!this.#options.manifest.capabilities.includes("ask")) return call;
+            // A question asked for this call ends with it: stopped, timed out or answered.
+            const ended = new AbortController();
+            const signal = AbortSignal.any([context.signal, ended.signal]);
+            this.#calls.set(context.callId, { turnId: context.turnId, signal });
+            return call.finally(() => {
+              this.#calls.delete(context.callId);
+              ended.abort();
+            });
+          },
+        });
+        return;
+      }
+      case "route.register": {
+        const method = p.method;
+        if (method !== "GET" && method !== "POST") {
+          throw new TypeError(
+            `Route method must be "GET" or "POST", not ${JSON.stringify(method)}`,
+          );
+        }
+        const path = String(p.path);
+        sdk.registerRoute({
+          method,
+          path,
+          handler: (request) =>
+            this.#proc().request("route.call", { ...request, path }, { timeoutMs }).catch(
+              (error) => Promise.reject(asRouteError(sdk.pluginName, error)),
+            ),
         });
         return;
       }

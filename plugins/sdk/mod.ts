@@ -23,6 +23,9 @@ import {
   type StageName,
   type WireInject,
   type WireOutputMessage,
+  type WireOwnerAnswer,
+  type WireOwnerQuestion,
+  type WireRouteRequest,
   type WireStageContext,
   type WireToolDef,
   type WireToolResult,
@@ -64,6 +67,11 @@ export interface KernelClient {
   injectInterrupt(text: string, options?: Omit<WireInject, "text" | "wait">): Promise<unknown>;
   getSetting<T = unknown>(key: string): Promise<T>;
   setSetting(key: string, value: unknown): Promise<void>;
+  /**
+   * Ask the owner a yes/no question (capability "ask") and wait for the answer. Pass the tool
+   * call's `callId` when asking for one: a stopped turn then cancels the question.
+   */
+  askOwner(question: WireOwnerQuestion): Promise<WireOwnerAnswer>;
   /** Any restricted SDK method by name (memory.recall, doc.query, knowledge.search, …). */
   call(method: string, params?: unknown): Promise<unknown>;
 }
@@ -92,6 +100,16 @@ export interface PluginInit {
 
 type Registration = { method: string; params: unknown };
 
+/** Answers one web request to a route; throw RouteError for a 404 or 409. */
+export type RouteHandler = (request: WireRouteRequest) => unknown | Promise<unknown>;
+
+/** A route's refusal with its HTTP status: 404 (not found), 409 (conflict), else 400. */
+export class RouteError extends RpcError {
+  constructor(status: 400 | 404 | 409, message: string) {
+    super(ErrorCode.invalidParams, message, { status });
+  }
+}
+
 /** A plugin under construction: declare tools, stages and channels, then `serve()`. */
 export interface PluginBuilder {
   tool(def: WireToolDef, handler: ToolHandler): PluginBuilder;
@@ -106,6 +124,8 @@ export interface PluginBuilder {
   ): PluginBuilder;
   inputChannel(name: string): PluginBuilder;
   setting(key: string, definition: SettingDefinition): PluginBuilder;
+  /** Offer `/api/v1/plugins/<name>/<path>` to the web page (capability "routes"). */
+  route(method: "GET" | "POST", path: string, handler: RouteHandler): PluginBuilder;
   on(types: string | string[], listener: EventListener): PluginBuilder;
   /** Runs after registration, inside plugin.start (the kernel is callable). */
   onStart(fn: (kernel: KernelClient, init: PluginInit) => void | Promise<void>): PluginBuilder;
@@ -119,6 +139,7 @@ export function createPlugin(options: CreatePluginOptions): PluginBuilder {
   const tools = new Map<string, ToolHandler>();
   const stages: StageHandlerFn[] = [];
   const channels = new Map<string, ChannelHandler>();
+  const routes = new Map<string, RouteHandler>();
   const listeners: { types: string[]; listener: EventListener }[] = [];
   const registrations: Registration[] = [];
   const starts: ((kernel: KernelClient, init: PluginInit) => void | Promise<void>)[] = [];
@@ -151,6 +172,11 @@ export function createPlugin(options: CreatePluginOptions): PluginBuilder {
     },
     setting(key, definition) {
       registrations.push({ method: "settings.define", params: { key, definition } });
+      return builder;
+    },
+    route(method, path, handler) {
+      routes.set(`${method} ${path}`, handler);
+      registrations.push({ method: "route.register", params: { method, path } });
       return builder;
     },
     on(types, listener) {
@@ -211,6 +237,11 @@ export function createPlugin(options: CreatePluginOptions): PluginBuilder {
             const handler = channels.get(String(p.channel));
             if (!handler) throw new RpcError(ErrorCode.invalidParams, `Unknown channel`);
             return Promise.resolve(handler(p.message as WireOutputMessage)).then(() => null);
+          }
+          case "route.call": {
+            const handler = routes.get(`${p.method} ${p.path}`);
+            if (!handler) throw new RouteError(404, `No route "${p.method} ${p.path}"`);
+            return Promise.resolve(handler(p as unknown as WireRouteRequest)).then((r) => r ?? {});
           }
           default:
             throw new RpcError(ErrorCode.methodNotFound, `Method "${method}" not found`);
@@ -275,6 +306,8 @@ function kernelClient(peer: JsonRpcPeer): KernelClient {
     getSetting: async <T>(key: string) =>
       ((await peer.request("settings.get", { key })) as { value: T }).value,
     setSetting: async (key, value) => void await peer.request("settings.set", { key, value }),
+    askOwner: async (question) =>
+      ((await peer.request("owner.ask", question)) as { answer: WireOwnerAnswer }).answer,
     call: (method, params) => peer.request(method, params ?? {}),
   };
 }

@@ -5,7 +5,7 @@
  */
 
 /** Protocol version, `major.minor`; a different major is refused at `plugin.init`. */
-export const PROTOCOL_VERSION = "1.0";
+export const PROTOCOL_VERSION = "1.1";
 
 /** Longest accepted frame (one line), in bytes, unless a side configures another limit. */
 export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
@@ -97,7 +97,9 @@ export type Capability =
   | "memory"
   | "docs"
   | "knowledge"
-  | "social";
+  | "social"
+  | "ask"
+  | "routes";
 
 /** Every capability name. */
 export const CAPABILITIES: readonly Capability[] = [
@@ -112,6 +114,8 @@ export const CAPABILITIES: readonly Capability[] = [
   "docs",
   "knowledge",
   "social",
+  "ask",
+  "routes",
 ];
 
 /** Pipeline stages a plugin may hook. */
@@ -208,6 +212,8 @@ export interface KernelToPlugin {
   };
   "stage.run": { params: { handler: number; context: WireStageContext }; result: StageMutation };
   "channel.send": { params: { channel: string; message: WireOutputMessage }; result: null };
+  /** A web request to a route the plugin registered; fail with RpcError data `{status}`. */
+  "route.call": { params: WireRouteRequest; result: unknown };
 }
 
 /** Kernel → plugin notifications. */
@@ -227,6 +233,33 @@ export interface WireToolDef {
   parallelSafe?: boolean;
   noMemory?: boolean;
 }
+
+/** A web request to a plugin's route (`/api/v1/plugins/<name>/<path>`). */
+export interface WireRouteRequest {
+  method: "GET" | "POST";
+  /** The route's path as registered (`sets/:id`). */
+  path: string;
+  /** Values of its `:name` segments. */
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** The parsed JSON body of a POST. */
+  body?: unknown;
+}
+
+/** What a plugin asks the owner (`owner.ask`). */
+export interface WireOwnerQuestion {
+  /** One line: "Run a command?". */
+  title: string;
+  /** What exactly, shown verbatim. */
+  detail?: string;
+  /** Give up after this long (answer "timeout"); default 120 s, at most one hour. */
+  timeoutMs?: number;
+  /** The `callId` of the tool call it is asked for: a stopped turn cancels the question. */
+  callId?: string;
+}
+
+/** How a question ended. */
+export type WireOwnerAnswer = "approved" | "denied" | "timeout" | "cancelled";
 
 /** Options of an injected input. */
 export interface WireInject {
@@ -276,6 +309,8 @@ export interface PluginToKernel {
   "social.get_person": { params: { name: string }; result: { person: unknown } };
   "social.list_persons": { params: Record<string, never>; result: { persons: unknown[] } };
   "social.get_relations": { params: { name: string }; result: { relations: unknown[] } };
+  "owner.ask": { params: WireOwnerQuestion; result: { answer: WireOwnerAnswer } };
+  "route.register": { params: { method: "GET" | "POST"; path: string }; result: null };
 }
 
 /** Every method name of a direction. */

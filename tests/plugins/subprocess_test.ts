@@ -159,3 +159,27 @@ Deno.test("Disable stops a plugin and persists; enable starts it again", async (
   assert.equal(enabled.state, "running");
   assert.deepEqual(await h.call("echo_say", { text: "x" }), { content: "echo: x" });
 });
+
+Deno.test("owner.ask: the question a subprocess plugin asked for a tool call ends when the call times out", async () => {
+  const clock = new ManualClock();
+  await using h = await createHarness(["asker"], { clock });
+  const questions = h.kernel.agent.questions;
+  const result = h.call("asker_do", { what: "wait forever" });
+  await waitFor(() => questions.pending().length === 1);
+  assert.equal(questions.pending()[0]!.turnId, "turn-1", "asked for the call's turn");
+  clock.advance(30_000); // asker's timeout_ms: the call gives up, and its question with it
+  const answer = await result;
+  assert.equal(answer.isError, true);
+  assert.match(answer.content, /timed out after 30000 ms/);
+  assert.deepEqual(questions.pending(), []);
+  const done = h.kernel.agent.routes.match("asker", "GET", "done")!;
+  let seen: unknown;
+  for (let i = 0; i < 200 && !seen; i++) {
+    const body = await done.route.handler({ method: "GET", params: {}, query: {} }) as {
+      done: unknown[];
+    };
+    if (body.done.length > 0) seen = body.done;
+    else await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.deepEqual(seen, [{ what: "wait forever", answer: "cancelled" }]);
+});

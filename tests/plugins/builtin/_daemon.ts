@@ -1,4 +1,5 @@
 /** A real daemon over a scripted OpenAI-compatible fake, for the built-in plugins' end-to-end tests. */
+import { join } from "node:path";
 import {
   type FakeLLMServer,
   type FakeToolCall,
@@ -6,6 +7,7 @@ import {
   startFakeOpenAI,
 } from "../../fixtures/fake_llm.ts";
 import { runMain, type RunningDaemon, startServe } from "../../fakes/daemon.ts";
+import { copyFixture } from "../_support.ts";
 
 /** A temporary home, a fake LLM and a daemon over both; disposing stops and removes all. */
 export interface PluginDaemon extends AsyncDisposable {
@@ -27,6 +29,8 @@ export interface PluginDaemonOptions {
   env?: Record<string, string>;
   /** Settings stored before the daemon starts (`homeagent config set KEY VALUE`). */
   config?: Record<string, string>;
+  /** Test plugins (tests/fixtures/plugins/NAME) installed in the home before it starts. */
+  plugins?: string[];
 }
 
 /** Start a daemon in a fresh home over a scripted fake LLM. */
@@ -36,6 +40,7 @@ export async function startPluginDaemon(options: PluginDaemonOptions = {}): Prom
   const home = await Deno.makeTempDir({ prefix: "homeagent-builtin-" });
   let daemon: RunningDaemon;
   try {
+    for (const name of options.plugins ?? []) await copyFixture(join(home, "plugins"), name);
     for (const [key, value] of Object.entries(options.config ?? {})) {
       const set = await runMain(["config", "set", key, value, "--home", home]);
       if (set.code !== 0) throw new Error(`config set ${key} failed: ${set.stderr}`);
