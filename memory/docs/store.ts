@@ -297,12 +297,6 @@ export class DocStore implements DocumentStore {
     this.#db.close();
   }
 
-  #index(record: DocRecord): void {
-    const terms = this.#terms(record.document);
-    this.#indexRow(record, terms);
-    this.#indexMemory(record, terms);
-  }
-
   #indexRow(record: DocRecord, terms: string[]): void {
     const d = record.document;
     const row: IndexRow = { ...d, hash: record.hash, fingerprint: record.vector?.fingerprint };
@@ -344,8 +338,10 @@ export class DocStore implements DocumentStore {
   }
 
   async #reconcile(): Promise<void> {
-    const files = new Set(await listDocIds(this.#o.dir));
+    // Rows before files: a writer writes a document's file before it commits its row, so every
+    // row read here has its file in the listing unless that file is really gone.
     const indexed = new Set(this.#db.ids());
+    const files = new Set(await listDocIds(this.#o.dir));
     for (const id of indexed) {
       if (!files.has(id)) this.#db.remove(id);
     }
@@ -355,13 +351,26 @@ export class DocStore implements DocumentStore {
     }
     for (const [i, id] of missing.entries()) {
       const record = await this.#read(id);
-      if (!record) continue;
-      if (this.#db.idByHash(record.hash)) continue; // a duplicate file: keep the indexed one
-      this.#index(record);
+      if (record) this.#indexFound(record);
       if ((i + 1) % 5000 === 0) {
         this.#o.logger.info("Indexing document files", { done: i + 1, total: missing.length });
       }
     }
+  }
+
+  /**
+   * Index a file found on disk unless its content or id is indexed already. Check and insert
+   * are one transaction: another process (a concurrent import) may commit the same document
+   * in between otherwise, and the insert would fail on the unique hash.
+   */
+  #indexFound(record: DocRecord): void {
+    const terms = this.#terms(record.document);
+    const fresh = this.#db.transaction(() => {
+      if (this.#db.idByHash(record.hash) !== undefined) return false; // keep the indexed one
+      this.#indexRow(record, terms);
+      return true;
+    });
+    if (fresh) this.#indexMemory(record, terms);
   }
 
   #loadVectors(): void {
