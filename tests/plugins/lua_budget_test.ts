@@ -90,6 +90,8 @@ for (const [what, script] of Object.entries(SCRIPTS)) {
         assert.match(stageFailure(h), /stopped in stage "pre_action": /);
         assert.match(stageFailure(h), script.stop);
       } else {
+        const info = h.registry.info("runaway");
+        assert.equal(info.state, "running", `the plugin did not start: ${info.error}`);
         const result = await h.call("runaway");
         assert.equal(result.isError, true);
         assert.match(result.content, /stopped in tool "runaway": /);
