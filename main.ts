@@ -24,6 +24,7 @@ import {
   parseLogLevel,
   registerLuaAdapterDefaults,
   systemClock,
+  writeStderr,
 } from "./adapters/mod.ts";
 import {
   checkStores,
@@ -46,15 +47,21 @@ import {
   commandName,
   ConfirmationRequired,
   daemonTarget,
+  failbackNotice,
+  linkToGuard,
   mcpCommand,
   memoryImportOnline,
+  openLogSink,
   processLaunchFacts,
   PROGRAM,
+  refuseRunning,
   registerPluginSettings,
   runChangesCommand,
   runDoctor,
+  runGuard,
   runPluginCommand,
   runServiceCommand,
+  serviceCommand,
   startPlugins,
   statusCommand,
   stopCommand,
@@ -94,6 +101,9 @@ const OPTIONS = {
   "run-out": { type: "string" },
   yes: { type: "boolean", short: "y" },
   user: { type: "boolean" },
+  // serve's own: the guard starts the daemon as `serve --agent [--failback]` (docs/operations.md).
+  agent: { type: "boolean" },
+  failback: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -125,7 +135,7 @@ async function main(args: string[]): Promise<number> {
   const homeNamed = values.home !== undefined || env.HOMEAGENT_HOME !== undefined;
   switch (command) {
     case "serve":
-      return await serve(home, values);
+      return values.agent ? await serve(home, values) : await guard(home, values);
     case "chat":
       return await chatCommand(daemon, rest.join(" "));
     case "stop":
@@ -163,16 +173,42 @@ async function main(args: string[]): Promise<number> {
 }
 
 /**
- * The daemon. Each step builds one part from the parts before it and hands it to the stack,
+ * `serve`: the guard, a small process that runs the daemon as its agent process (this program's
+ * own `serve --agent`), restarts it when it dies or hangs, and relays its log.
+ */
+async function guard(home: string, flags: { host?: string; port?: string }): Promise<number> {
+  const level = parseLogLevel(env.HOMEAGENT_LOG_LEVEL);
+  const paths = await ensureHome(home, { logger: createJsonLogger({ level }) });
+  await refuseRunning(paths); // a second serve on this home fails before starting anything
+  using log = openLogSink(paths.logs, env, writeStderr); // stderr and logs/homeagent.log
+  const write = (line: string) => log.line(line.trimEnd());
+  const logger = createJsonLogger({ level, fields: { component: "guard" }, write });
+  return await runGuard({
+    command: serviceCommand(processLaunchFacts()),
+    home: paths.root,
+    runDir: paths.run,
+    host: flags.host,
+    port: flags.port,
+    clock: systemClock,
+    logger,
+    log: log.line,
+    print: stdout.print,
+  });
+}
+
+/**
+ * The daemon (run by the guard). Each step builds one part from the parts before it and hands it to the stack,
  * which closes them in reverse, on a failure at any step as on a stop. Signals are caught from
  * the first line, so a SIGTERM while starting still ends in an orderly stop.
  */
-async function serve(home: string, flags: { host?: string; port?: string }): Promise<number> {
+async function serve(home: string, flags: ServeFlags): Promise<number> {
   const startedAt = Date.now();
   const logger = createJsonLogger({ level: parseLogLevel(env.HOMEAGENT_LOG_LEVEL) });
   await using stack = new AsyncDisposableStack();
   const stop = stack.use(stopSignals(logger));
   const paths = await ensureHome(home, { logger });
+  // The guard's pipe and run/heartbeat; its state says why a fail-back boot.
+  const guard = stack.use(await linkToGuard({ runDir: paths.run, clock: systemClock, logger }));
   const claim = stack.use(await claimDaemon(paths)); // removes run/homed.pid and .sock last
   const { registry: config } = stack.use(openConfig(paths, logger));
   const address = webAddress(config, flags); // a taken port is refused before anything starts
@@ -210,8 +246,13 @@ async function serve(home: string, flags: { host?: string; port?: string }): Pro
       memory,
       providers,
       usage,
+      failback: flags.failback,
+      guard: guard.state,
     }),
   );
+  if (flags.failback) {
+    notices.send("failback_boot", "guard", failbackNotice(guard.state, plugins.leftOut));
+  }
   const { context, documents, upkeep: { knowledge }, media } = memory;
   const views = { graph, context, documents, knowledge, media };
   const web = stack.use(
@@ -224,11 +265,19 @@ async function serve(home: string, flags: { host?: string; port?: string }): Pro
   logger.info("HomeAgent started", { home: paths.root, sources, startupMs });
   memory.warmUp();
 
-  const signal = await stop.signalled;
+  const gone = guard.guardGone.then(() => "guard gone" as const);
+  const signal = await Promise.race([stop.signalled, gone]);
   logger.info("HomeAgent stopping", { signal });
   // SIGTERM (a service manager) lets the running turn finish; SIGINT (Ctrl-C) cancels it.
-  await kernel.quiesce(signal === "SIGTERM" ? "finish" : "cancel");
+  await kernel.quiesce(signal === "SIGINT" ? "cancel" : "finish");
   return 0; // the stack closes web, plugins, upkeep, kernel, memory, stores, run files
+}
+
+/** The flags of `serve --agent`. */
+interface ServeFlags {
+  host?: string;
+  port?: string;
+  failback?: boolean;
 }
 
 /** The home's config.db with every module's settings defined (the daemon and every command). */

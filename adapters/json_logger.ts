@@ -18,7 +18,7 @@ export interface JsonLoggerOptions {
 /** A JSON-lines logger: `{"time","level","msg",...fields}`. */
 export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
   const min = RANK[options.level ?? "info"];
-  const write = options.write ?? ((line: string) => Deno.stderr.writeSync(encoder.encode(line)));
+  const write = options.write ?? writeStderr;
   const base = options.fields ?? {};
   const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
     if (RANK[level] < min) return;
@@ -32,6 +32,19 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
     error: (msg, fields) => emit("error", msg, fields),
     child: (fields) => createJsonLogger({ ...options, fields: { ...base, ...fields } }),
   };
+}
+
+/**
+ * Write `text` to stderr whole. A closed stderr (the guard that read it is gone) drops the
+ * line: there is nowhere left to report it, and a log call must never throw into its caller.
+ */
+export function writeStderr(text: string): void {
+  let bytes = encoder.encode(text);
+  try {
+    while (bytes.length > 0) bytes = bytes.subarray(Deno.stderr.writeSync(bytes));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+  }
 }
 
 function replacer(_key: string, value: unknown): unknown {

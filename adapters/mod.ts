@@ -19,6 +19,7 @@ export {
   type JsonLoggerOptions,
   type LogLevel,
   parseLogLevel,
+  writeStderr,
 } from "./json_logger.ts";
 
 export {

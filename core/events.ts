@@ -73,7 +73,11 @@ export type KernelEvent =
   | { type: "custom"; name: string; source: string; data: unknown };
 
 /** What a kernel notice is about (ARCHITECTURE.md: L4 is kernel-exclusive). */
-export type KernelNoticeKind = "plugin_gave_up" | "store_failed" | "provider_unusable";
+export type KernelNoticeKind =
+  | "plugin_gave_up"
+  | "store_failed"
+  | "provider_unusable"
+  | "failback_boot";
 
 /** How a turn ended. */
 export type ReplyStatus = "ok" | "short_circuit" | "error" | "stopped" | "refused";

@@ -36,6 +36,7 @@ export {
   type DaemonClaim,
   daemonIndex,
   daemonTarget,
+  refuseRunning,
   type RunFiles,
   type StopSignals,
   stopSignals,
@@ -130,3 +131,8 @@ export {
   startPlugins,
   type StartPluginsOptions,
 } from "./start.ts";
+export { runGuard, type RunGuardOptions } from "./guard/run.ts";
+export { type GuardLink, linkToGuard } from "./guard/agent_link.ts";
+export { failbackNotice, readGuardState } from "./guard/state.ts";
+export type { GuardState } from "./guard/guard.ts";
+export { type LogSink, openLogSink, RotatingLog } from "./guard/log_file.ts";

@@ -31,6 +31,7 @@ import {
 import { type OpenedHomeSkills, openHomeSkills } from "./builtin/clawhubadapter/home_skills.ts";
 import { registerWorkPlugins, type WorkPaths } from "./builtin/work.ts";
 import {
+  FAILBACK_ERROR,
   PluginRegistry,
   pluginRuntime,
   type PluginServices,
@@ -87,6 +88,10 @@ export interface StartPluginsOptions {
   providers: { health(): SourceHealth[] };
   /** Token use, for `status` (the last seven days). */
   usage: Pick<UsageLedger, "range">;
+  /** Fail-back boot: the built-ins only, no installed plugin (the guard's choice). */
+  failback?: boolean;
+  /** What `status` shows of the guard (run/guard.json as of this start); none without one. */
+  guard?: unknown;
 }
 
 /** The running plugins; disposing ends the MCP sessions, then stops every plugin. */
@@ -99,6 +104,8 @@ export interface DaemonPlugins extends AsyncDisposable {
   skills: OpenedHomeSkills["port"];
   /** The full `homeagent status` report. */
   status(): Record<string, unknown>;
+  /** The installed plugins fail-back boot left out (enabled ones, not started). */
+  leftOut: string[];
 }
 
 /** Register the built-ins, then load them and every enabled installed plugin. */
@@ -116,6 +123,7 @@ export async function startPlugins(options: StartPluginsOptions): Promise<Daemon
     ...await pluginRuntime({ runDir: options.runDir, execPath: Deno.execPath(), env }),
     luaWasmPath: options.luaWasmPath,
     services: options.services,
+    failback: options.failback,
   });
   // MCP both ways (docs/mcp.md): the client (stdio servers inherit only PATH from the daemon)
   // and the server over the agent's memory tools and chat.
@@ -125,6 +133,8 @@ export async function startPlugins(options: StartPluginsOptions): Promise<Daemon
     version,
     home: home.root,
     pid: Deno.pid,
+    boot: options.failback ? "failback" : "normal",
+    ...(options.guard !== undefined ? { guard: options.guard } : {}),
     uptimeMs: clock.now() - options.startedAt,
     kernel: agent.status(),
     providers: options.providers.health(),
@@ -180,6 +190,7 @@ export async function startPlugins(options: StartPluginsOptions): Promise<Daemon
     mcpHttp,
     skills: skills.port,
     status,
+    leftOut: registry.list().filter((p) => p.error === FAILBACK_ERROR).map((p) => p.name),
     async [Symbol.asyncDispose]() {
       await mcpHttp.close();
       await registry.stopAll();

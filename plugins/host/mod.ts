@@ -9,6 +9,7 @@ export {
   supportsPlatform,
 } from "./manifest.ts";
 export {
+  FAILBACK_ERROR,
   type PluginFactory,
   type PluginInfo,
   type PluginKind,

@@ -100,7 +100,16 @@ export interface PluginRegistryOptions {
   luaMemoryLimitBytes?: number;
   /** How long one plugin's start may take; default `core.plugins.start_timeout_ms`. */
   startTimeoutMs?: number;
+  /**
+   * Fail-back boot: start the built-ins only; installed plugins are listed as disabled (with
+   * FAILBACK_ERROR) until the owner enables one or HomeAgent restarts normally.
+   */
+  failback?: boolean;
 }
+
+/** Why an installed plugin is not running in fail-back boot. */
+export const FAILBACK_ERROR =
+  "Not started: fail-back boot (the agent kept crashing); it starts when HomeAgent restarts";
 
 interface Entry {
   name: string;
@@ -171,8 +180,10 @@ export class PluginRegistry {
     const entry = this.#entry(name, "subprocess", () => this.#loadDir(entry, dir));
     entry.dir = dir;
     entry.sha256 = await readInstallRecord(dir);
-    if (!this.#enabled(name)) {
+    const failback = this.#options.failback && this.#enabled(name);
+    if (!this.#enabled(name) || failback) {
       entry.state = "disabled";
+      if (failback) entry.error = FAILBACK_ERROR;
       await this.#loadDir(entry, dir).catch(() => {}); // kind and version for `list`
       return this.#info(entry);
     }

@@ -1,9 +1,14 @@
-/** Daemon figures: `startup_ms` (process start → socket accepting) and `idle_rss_mb`. */
+/**
+ * Daemon figures: `startup_ms` (process start → socket accepting), `idle_rss_mb` (the agent
+ * process), `guard_rss_mb` (the guard that `serve` is), and `supervisor_restart_ms` (kill -9
+ * of the agent → the socket accepting again).
+ */
 import { join } from "node:path";
 import { type Figure, quantile, round } from "./_figure.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const RUNS = 5;
+const RESTARTS = 5;
 
 /** Start `serve` in a fresh home; resolves when its socket accepts a connection. */
 export async function startDaemon(home: string, env: Record<string, string> = {}) {
@@ -15,22 +20,40 @@ export async function startDaemon(home: string, env: Record<string, string> = {}
     stderr: "piped",
   }).spawn();
   const socket = join(home, "run", "homed.sock");
-  const deadline = started + 30_000;
+  try {
+    await accepting(socket, started + 30_000);
+  } catch (error) {
+    child.kill("SIGKILL");
+    await child.output();
+    throw error;
+  }
+  return { child, startupMs: performance.now() - started };
+}
+
+/** Resolves once `socket` accepts a connection; throws past `deadline` (performance.now()). */
+async function accepting(socket: string, deadline: number): Promise<void> {
   for (;;) {
     try {
       const conn = await Deno.connect({ transport: "unix", path: socket });
       conn.close();
-      break;
+      return;
     } catch {
       if (performance.now() > deadline) {
-        child.kill("SIGKILL");
-        await child.output();
-        throw new Error("The daemon did not open its socket within 30 s");
+        throw new Error(`The daemon did not open its socket "${socket}" in time`);
       }
       await new Promise((r) => setTimeout(r, 2));
     }
   }
-  return { child, startupMs: performance.now() - started };
+}
+
+/** The agent's pid (run/homed.pid): the daemon the guard runs. */
+function agentPid(home: string): number | undefined {
+  try {
+    const pid = Number(Deno.readTextFileSync(join(home, "run", "homed.pid")));
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined; // empty while being written
+  } catch {
+    return undefined;
+  }
 }
 
 /** Stop a daemon started by startDaemon and wait for it to exit. */
@@ -48,6 +71,7 @@ function rssMb(pid: number): number {
 async function measure(): Promise<Record<string, Figure>> {
   const startups: number[] = [];
   let rss = NaN;
+  let guardRss = NaN;
   for (let i = 0; i < RUNS; i++) {
     const home = await Deno.makeTempDir({ prefix: "homeagent-bench-" });
     try {
@@ -55,7 +79,8 @@ async function measure(): Promise<Record<string, Figure>> {
       startups.push(startupMs);
       if (i === RUNS - 1) {
         await new Promise((r) => setTimeout(r, 2000)); // let start-up garbage settle
-        rss = rssMb(child.pid);
+        rss = rssMb(agentPid(home)!);
+        guardRss = rssMb(child.pid);
       }
       await stopDaemon(child);
     } finally {
@@ -65,8 +90,41 @@ async function measure(): Promise<Record<string, Figure>> {
   return {
     startup_ms: { value: round(quantile(startups, 0.5)), unit: "ms" },
     idle_rss_mb: { value: round(rss), unit: "MB" },
+    guard_rss_mb: { value: round(guardRss), unit: "MB" },
   };
 }
 
+/**
+ * kill -9 of the agent → the guard's next agent accepting on the same socket; median of
+ * RESTARTS daemons, one kill each (the first crash's backoff: later ones back off longer).
+ */
+async function restart(): Promise<Figure> {
+  const samples: number[] = [];
+  for (let i = 0; i < RESTARTS; i++) {
+    const home = await Deno.makeTempDir({ prefix: "homeagent-bench-" });
+    try {
+      const { child } = await startDaemon(home);
+      await new Promise((r) => setTimeout(r, 500));
+      const pid = agentPid(home)!;
+      const killed = performance.now();
+      Deno.kill(pid, "SIGKILL");
+      // A killed process's listener may take connections until its last thread is gone, so
+      // the socket counts as back once the next agent has written its pid (after it listens).
+      while ((agentPid(home) ?? pid) === pid) await new Promise((r) => setTimeout(r, 1));
+      await accepting(join(home, "run", "homed.sock"), killed + 30_000);
+      samples.push(performance.now() - killed);
+      await stopDaemon(child);
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
+  }
+  return { value: round(quantile(samples, 0.5)), unit: "ms" };
+}
+
 /** Figures of this module. */
-export const figures = { "startup_ms": measure, "idle_rss_mb": measure };
+export const figures = {
+  "startup_ms": measure,
+  "idle_rss_mb": measure,
+  "guard_rss_mb": measure,
+  "supervisor_restart_ms": restart,
+};

@@ -99,13 +99,14 @@ Deno.test("A command for another home says which home the running daemon serves;
   await using runtime = await tempHome();
   const env = { HOMEAGENT_RUNTIME_DIR: `${runtime}` };
   const daemon = await startServe(`${served}`, env);
+  const pid = await daemon.agentPid();
   try {
     const wrong = await runMain(["status", "--home", `${other}`], { env });
     assert.equal(wrong.code, 1);
     assert.equal(
       wrong.stderr,
       `error: No HomeAgent daemon is running for home "${other}", but one is running for ` +
-        `"${served}" (pid ${daemon.child.pid}): was it started with --home ${served}? ` +
+        `"${served}" (pid ${pid}): was it started with --home ${served}? ` +
         `Pass --home ${served} here, or export HOMEAGENT_HOME=${served} in this terminal\n`,
     );
     const right = await runMain(["status"], { env: { ...env, HOMEAGENT_HOME: `${served}` } });
@@ -164,7 +165,7 @@ Deno.test("serve removes a stale socket left by a crashed daemon", async () => {
   await using daemon = await startServe(`${home}`);
   const status = await runMain(["status", "--home", `${home}`]);
   assert.equal(status.code, 0, status.stderr);
-  assert.equal(JSON.parse(status.stdout).pid, daemon.child.pid);
+  assert.equal(JSON.parse(status.stdout).pid, await daemon.agentPid());
 });
 
 Deno.test("The daemon keeps its context across restarts and archives pruned turns as documents", async () => {

@@ -72,7 +72,7 @@ Deno.test("The daemon starts past a Lua plugin that hangs in start() and serves 
     }
     const env = { HOMEAGENT_LLM_BASE_URL: server.url, HOMEAGENT_LLM_MODEL: "fake-model" };
     await using daemon = await startServe(home, env);
-    const pid = daemon.child.pid;
+    const pid = await daemon.agentPid();
 
     const list = JSON.parse((await runMain(["plugin", "list", "--home", home])).stdout) as {
       name: string;

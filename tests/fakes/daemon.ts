@@ -45,7 +45,10 @@ export interface RunningDaemon extends AsyncDisposable {
   socket: string;
   /** The first stdout line: the URL with the token. */
   url: string;
+  /** The guard: `serve` itself. */
   child: Deno.ChildProcess;
+  /** The agent process the guard runs now (run/homed.pid): the daemon `status` reports. */
+  agentPid(): Promise<number>;
   /** Send SIGTERM and wait; returns the exit code and what it logged. */
   stop(): Promise<CommandResult>;
 }
@@ -100,6 +103,7 @@ export async function startServe(
     socket: join(home, "run", "homed.sock"),
     url: first.slice(0, first.indexOf("\n")),
     child,
+    agentPid: async () => Number(await Deno.readTextFile(join(home, "run", "homed.pid"))),
     stop,
     async [Symbol.asyncDispose]() {
       await stop();

@@ -38,7 +38,7 @@ Deno.test({
       }
       assert.equal(state?.state, "failed", JSON.stringify(state));
       assert.match(state!.error!, /^Gave up after 4 crashes in 5 minutes \(last: disconnected: /);
-      const peakMb = await procMb(daemon.child.pid, "VmHWM");
+      const peakMb = await procMb(await daemon.agentPid(), "VmHWM");
       const { stderr, code } = await daemon.stop();
       assert.equal(code, 0);
 

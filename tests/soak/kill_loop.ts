@@ -159,8 +159,10 @@ async function liveAndKill(
       }
     }
   });
+  const agent = await daemon.agentPid();
   await new Promise((r) => setTimeout(r, lifeMs));
-  daemon.child.kill("SIGKILL");
+  daemon.child.kill("SIGKILL"); // the guard first, so that nothing restarts the agent
+  Deno.kill(agent, "SIGKILL");
   alive = false;
   await daemon.stop();
   await Promise.all(senders);

@@ -25,18 +25,7 @@ export interface DaemonClaim extends AsyncDisposable {
  * a crash. Throws HomeAgentError "already_running" naming the running daemon's pid.
  */
 export async function claimDaemon(files: RunFiles): Promise<DaemonClaim> {
-  try {
-    const conn = await Deno.connect({ transport: "unix", path: files.socket });
-    conn.close();
-    const pid = await Deno.readTextFile(files.pidFile).then((t) => t.trim(), () => "?");
-    throw new HomeAgentError(
-      "already_running",
-      `HomeAgent is already running on home "${files.root}" (pid ${pid})`,
-    );
-  } catch (error) {
-    if (error instanceof HomeAgentError) throw error;
-    if (!(error instanceof Deno.errors.NotFound)) await Deno.remove(files.socket); // stale
-  }
+  if (await refuseRunning(files)) await Deno.remove(files.socket); // stale
   const gone = (error: unknown) => {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   };
@@ -47,6 +36,24 @@ export async function claimDaemon(files: RunFiles): Promise<DaemonClaim> {
       await Deno.remove(files.socket).catch(gone);
     },
   };
+}
+
+/**
+ * Throw HomeAgentError "already_running" (naming its pid) when a daemon answers on the home's
+ * socket; resolves true when a socket file is there that nobody answers on (left by a crash).
+ */
+export async function refuseRunning(files: RunFiles): Promise<boolean> {
+  try {
+    const conn = await Deno.connect({ transport: "unix", path: files.socket });
+    conn.close();
+  } catch (error) {
+    return !(error instanceof Deno.errors.NotFound);
+  }
+  const pid = await Deno.readTextFile(files.pidFile).then((t) => t.trim(), () => "?");
+  throw new HomeAgentError(
+    "already_running",
+    `HomeAgent is already running on home "${files.root}" (pid ${pid})`,
+  );
 }
 
 /** The first SIGINT or SIGTERM; a second one of either ends the process at once. */

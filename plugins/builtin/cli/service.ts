@@ -198,6 +198,9 @@ export function unitText(target: ServiceTarget, spec: ServiceSpec): string {
       : ["RestartSec=10s"]),
     // serve stops in order on SIGTERM (turns, plugins, memory); give it time before SIGKILL.
     "KillSignal=SIGTERM",
+    // Only the guard gets the SIGTERM; it stops the agent, which stops its plugins in order.
+    // Whatever is left after the timeout is killed.
+    "KillMode=mixed",
     "TimeoutStopSec=30s",
     ...(system ? ["NoNewPrivileges=yes"] : []),
     "",
@@ -217,6 +220,8 @@ export const ENV_TEMPLATE =
 # HOMEAGENT_LLM_MODEL=gpt-4o-mini
 # HOMEAGENT_LLM_API_KEY=sk-...
 # HOMEAGENT_LOG_LEVEL=info
+# HOMEAGENT_LOG_FILE_MB=10      (logs/homeagent.log is rotated past this size; 0: no file)
+# HOMEAGENT_LOG_FILE_KEEP=5     (rotated files kept)
 `;
 
 /** The version of the systemd on this machine, or undefined without one. */

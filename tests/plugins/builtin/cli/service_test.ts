@@ -58,6 +58,7 @@ RestartSec=5s
 RestartSteps=10
 RestartMaxDelaySec=5min
 KillSignal=SIGTERM
+KillMode=mixed
 TimeoutStopSec=30s
 
 [Install]

@@ -1,0 +1,137 @@
+/**
+ * logs/homeagent.log: every line the daemon logs (the agent's and the guard's own), kept by the
+ * guard in a file bounded in size: past `maxBytes` it is renamed to homeagent.log.1 (the older
+ * ones shifting to .2 … up to `keep`, the oldest dropped) and a new file begun.
+ */
+import { join } from "node:path";
+import { z } from "zod";
+import { errorMessage } from "../../core/mod.ts";
+
+/** Options of a RotatingLog. */
+export interface RotatingLogOptions {
+  /** The live file, e.g. `<home>/logs/homeagent.log`. */
+  path: string;
+  /** Size at which the file is rotated, bytes. */
+  maxBytes: number;
+  /** Rotated files kept beside it (homeagent.log.1 … .keep). */
+  keep: number;
+  /** Told once per streak of failed writes (a full disk, say); the lines still go to stderr. */
+  onError(message: string): void;
+}
+
+/** Settings of the log file from the environment (docs/operations.md "Logs"). */
+export const LogFileEnv = z.object({
+  HOMEAGENT_LOG_FILE_MB: z.coerce.number().min(0).max(10_000).default(10),
+  HOMEAGENT_LOG_FILE_KEEP: z.coerce.number().int().min(0).max(100).default(5),
+});
+
+/** The size bound and kept count; undefined when HOMEAGENT_LOG_FILE_MB is 0 (no file). */
+export function logFileSettings(
+  env: Record<string, string | undefined>,
+): { maxBytes: number; keep: number } | undefined {
+  const parsed = LogFileEnv.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = String(issue.path[0]);
+    throw new RangeError(`Cannot use ${key}="${env[key]}": ${issue.message}`);
+  }
+  const { HOMEAGENT_LOG_FILE_MB: mb, HOMEAGENT_LOG_FILE_KEEP: keep } = parsed.data;
+  return mb === 0 ? undefined : { maxBytes: Math.round(mb * 1024 * 1024), keep };
+}
+
+const encoder = new TextEncoder();
+
+/** Appends lines to a size-bounded, rotated file. Never throws from write(). */
+export class RotatingLog implements Disposable {
+  #o: RotatingLogOptions;
+  #file: Deno.FsFile | undefined;
+  #size = 0;
+  #failing = false;
+
+  constructor(options: RotatingLogOptions) {
+    if (options.maxBytes <= 0) throw new RangeError("maxBytes must be positive");
+    this.#o = options;
+  }
+
+  /** Append `line` (a newline is added), rotating first when it would pass the bound. */
+  write(line: string): void {
+    const bytes = encoder.encode(`${line}\n`);
+    try {
+      if (this.#file && this.#size > 0 && this.#size + bytes.length > this.#o.maxBytes) {
+        this.#rotate();
+      }
+      const file = this.#file ??= this.#open();
+      for (let rest = bytes; rest.length > 0;) rest = rest.subarray(file.writeSync(rest));
+      this.#size += bytes.length;
+      this.#failing = false;
+    } catch (error) {
+      this.#file?.close();
+      this.#file = undefined; // reopened (and its size read again) on the next line
+      if (!this.#failing) {
+        this.#o.onError(`Cannot write the log file "${this.#o.path}": ${errorMessage(error)}`);
+      }
+      this.#failing = true;
+    }
+  }
+
+  /** Close the file. */
+  [Symbol.dispose](): void {
+    this.#file?.close();
+    this.#file = undefined;
+  }
+
+  #open(): Deno.FsFile {
+    const file = Deno.openSync(this.#o.path, { append: true, create: true, mode: 0o600 });
+    this.#size = file.statSync().size;
+    return file;
+  }
+
+  #rotate(): void {
+    this.#file?.close();
+    this.#file = undefined;
+    const { path, keep } = this.#o;
+    if (keep === 0) {
+      Deno.removeSync(path);
+      return;
+    }
+    for (let i = keep - 1; i >= 1; i--) renameIfThere(`${path}.${i}`, `${path}.${i + 1}`);
+    Deno.renameSync(path, `${path}.1`);
+  }
+}
+
+function renameIfThere(from: string, to: string): void {
+  try {
+    Deno.renameSync(from, to);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+}
+
+/** Where the guard's log lines go: stderr (the terminal or the journal) and the log file. */
+export interface LogSink extends Disposable {
+  /** One line, without its newline. */
+  line(text: string): void;
+}
+
+/**
+ * The daemon's log: each line to `stderr` and, unless HOMEAGENT_LOG_FILE_MB is 0, to
+ * `<logsDir>/homeagent.log`, rotated. Throws RangeError for a bad setting in `env`.
+ */
+export function openLogSink(
+  logsDir: string,
+  env: Record<string, string | undefined>,
+  stderr: (text: string) => void,
+): LogSink {
+  const settings = logFileSettings(env);
+  const onError = (message: string) =>
+    stderr(JSON.stringify({ time: new Date().toISOString(), level: "error", msg: message }) + "\n");
+  const file = settings &&
+    new RotatingLog({ path: join(logsDir, "homeagent.log"), ...settings, onError });
+  return {
+    line(text) {
+      stderr(`${text}\n`);
+      file?.write(text);
+    },
+    [Symbol.dispose]: () => file?.[Symbol.dispose](),
+  };
+}
