@@ -32,6 +32,7 @@ import {
   type HomePaths,
   homePaths,
   memoryPluginServices,
+  MODEL_USAGE,
   openHomeConfig,
   openMemory,
   readPersona,
@@ -81,6 +82,8 @@ Commands:
   config get KEY [--reveal] | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
   plugin list | install FILE.hmap|npm:PACKAGE [--yes] | uninstall NAME | reload NAME | enable NAME | disable NAME
   memory stats | recall QUERY | export FILE | import FILE   JSON: memory sizes, or what recall finds for QUERY
+  ${MODEL_USAGE}
+                                the semantic model of memory's vector space (docs/memory.md)
   eval memory --corpus F --questions F [--k 5,10] [--run-out F]
                                 retrieval evaluation over a fresh memory (docs/memory.md)
   service install [--user] [--port P] [--host H] | uninstall [--user]
@@ -99,6 +102,7 @@ const OPTIONS = {
   questions: { type: "string" },
   k: { type: "string" },
   "run-out": { type: "string" },
+  from: { type: "string" },
   yes: { type: "boolean", short: "y" },
   user: { type: "boolean" },
   // serve's own: the guard starts the daemon as `serve --agent [--failback]` (docs/operations.md).
@@ -157,7 +161,13 @@ async function main(args: string[]): Promise<number> {
       });
     case "memory": {
       const importOnline = (path: string) => memoryImportOnline(daemon, path);
-      return await runMemoryCommand(rest, { ...io, openHome: () => openHome(home), importOnline });
+      const from = values.from;
+      return await runMemoryCommand(rest, {
+        ...io,
+        openHome: () => openHome(home),
+        importOnline,
+        from,
+      });
     }
     case "eval":
       return await runEvalCommand(rest, values, { ...io, openHome: () => openHome(home) });
@@ -262,7 +272,14 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
   console.log(web.url);
   const sources = config.llmSources().map((s) => s.name);
   const startupMs = Date.now() - startedAt;
-  logger.info("HomeAgent started", { home: paths.root, sources, startupMs });
+  const { fingerprint: vectorSpace, hint: vectorSpaceHint } = memory.stats().embedding;
+  logger.info("HomeAgent started", {
+    home: paths.root,
+    sources,
+    vectorSpace,
+    vectorSpaceHint,
+    startupMs,
+  });
   memory.warmUp();
 
   const gone = guard.guardGone.then(() => "guard gone" as const);

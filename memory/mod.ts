@@ -11,6 +11,23 @@ export * from "./embed/static_vectors.ts";
 export * from "./embed/model_download.ts";
 export * from "./embed/wordpiece.ts";
 export * from "./embed/onnx.ts";
+export {
+  type CatalogModel,
+  catalogModel,
+  DEFAULT_MODEL,
+  MODEL_CATALOG,
+  type Pooling,
+} from "./embed/model_catalog.ts";
+export {
+  checkModelName,
+  type InstalledModel,
+  listInstalledModels,
+  loadInstalledEmbedder,
+  type ModelManifest,
+  removeInstalledModel,
+} from "./embed/model_store.ts";
+export { installModel, type InstallProgress, type InstallResult } from "./embed/model_install.ts";
+export { type DownloadProgress, downloadVerified } from "./embed/download.ts";
 export * from "./embed/http.ts";
 export * from "./embed/config.ts";
 export * from "./embed/spaces.ts";
@@ -31,6 +48,7 @@ export * from "./eval/run.ts";
 export * from "./stores/usage.ts";
 export * from "./cli/portable.ts";
 export * from "./cli/commands.ts";
+export { memoryModelCommand, MODEL_USAGE, parseModelArgs, socketAnswers } from "./cli/model.ts";
 export * from "./plugin_services.ts";
 export * from "./cli/health.ts";
 export { loadOnnxImageEncoder, toPixelValues, unifiedSpace } from "./embed/onnx_image.ts";

@@ -24,6 +24,14 @@ import { JsonContextStore } from "./stores/context.ts";
 import { DocStore } from "./docs/store.ts";
 import { readEmbeddingConfig } from "./embed/config.ts";
 import { selectEmbedder } from "./embed/spaces.ts";
+import { Reembedder } from "./embed/reembed.ts";
+import {
+  isSemantic,
+  kindOf,
+  reembedTargets,
+  spaceHint,
+  type VectorSpaceStatus,
+} from "./embed/space_status.ts";
 import type { HomePaths } from "./home.ts";
 import { rankMemory } from "./recall.ts";
 import { createTextAnalyzer, type TextAnalyzer } from "./text/keywords.ts";
@@ -71,12 +79,18 @@ export interface MemoryTiers extends AsyncDisposable {
     contextEvents: number;
     documents: number;
     vectorSpace: string;
+    /** The active space, how to enable a better one, re-embedding progress. */
+    embedding: VectorSpaceStatus;
     graph: GraphStats;
     knowledge: number;
     heartbeats: HeartbeatStats[];
     media: MediaStatus;
   };
-  /** Re-embed stale documents in the background; resolves when done. */
+  /**
+   * Re-embed what is stored in another space (context, documents, graph entities) at background
+   * priority, with progress in the log and in `stats().embedding.reembed`; resolves when done
+   * and never rejects.
+   */
   reembedInBackground(signal?: AbortSignal): Promise<void>;
   /** reembedInBackground() until close(), which cancels and awaits it. */
   startReembedding(): void;
@@ -93,14 +107,20 @@ export interface MemoryTiers extends AsyncDisposable {
 export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTiers> {
   const { paths, config, clock, logger } = options;
   const analyzer = await createTextAnalyzer();
-  const text = options.embedder ?? (await selectEmbedder(readEmbeddingConfig(config), {
-    logger: logger.child({ component: "embedding" }),
-    memoryDir: paths.memory,
-    analyzer,
-  })).embedder;
+  const embedConfig = readEmbeddingConfig(config);
+  const selection = options.embedder
+    ? { embedder: options.embedder, kind: kindOf(options.embedder.fingerprint), failures: [] }
+    : await selectEmbedder(embedConfig, {
+      logger: logger.child({ component: "embedding" }),
+      memoryDir: paths.memory,
+      analyzer,
+    });
+  const text = selection.embedder;
   // The unified space: the text model paired with an image encoder, when one is configured.
   const paired = await withImageEncoder(text, config, logger.child({ component: "embedding" }));
   const embedder = paired.embedder;
+  const hint = spaceHint(selection.kind, selection.failures);
+  logger.info("Vector space", { fingerprint: embedder.fingerprint, kind: selection.kind, hint });
   const documents = await DocStore.open({
     dir: paths.docs,
     embedder,
@@ -141,6 +161,20 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     failure: paired.failure,
   });
   const tools = [...documentTools(documents, context), ...graph.tools(), ...upkeep.tools()];
+  const reembedder = new Reembedder({
+    targets: reembedTargets({ context, documents, graph: graph.graph }),
+    logger: logger.child({ component: "embedding" }),
+    clock,
+  });
+  const spaceStatus = (): VectorSpaceStatus => ({
+    fingerprint: embedder.fingerprint,
+    kind: selection.kind,
+    model: selection.kind === "onnx" && embedConfig.onnxName ? embedConfig.onnxName : undefined,
+    semantic: isSemantic(selection.kind),
+    problems: selection.failures.map((f) => f.message),
+    hint,
+    reembed: reembedder.status(),
+  });
   const background = new AbortController();
   let reembedding: Promise<void> = Promise.resolve();
   let closing: Promise<void> | undefined;
@@ -174,6 +208,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
       contextEvents: context.size(),
       documents: documents.size(),
       vectorSpace: embedder.fingerprint,
+      embedding: spaceStatus(),
       graph: graph.stats(),
       knowledge: upkeep.knowledge.size(),
       heartbeats: upkeep.heartbeats(),
@@ -183,15 +218,8 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
       },
     }),
     async reembedInBackground(signal) {
+      await reembedder.run(signal);
       await media.reembed(signal);
-      await graph.reembedStale(signal);
-      try {
-        await documents.reembedStale({ signal });
-      } catch (error) {
-        if (!signal?.aborted) {
-          logger.error("Re-embedding documents failed", { error: errorMessage(error) });
-        }
-      }
     },
     startReembedding() {
       reembedding = tiers.reembedInBackground(background.signal);
@@ -214,6 +242,8 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
         media.close();
         graph.close();
         await paired.close?.();
+        // Only the text space built here is ours to close (an ONNX model's Worker ends with it).
+        if (!options.embedder) await text.close?.();
       })();
     },
     [Symbol.asyncDispose]: () => tiers.close(),

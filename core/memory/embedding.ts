@@ -7,10 +7,19 @@
 /** What an embedder can place in its space. */
 export type Modality = "text" | "image";
 
+/**
+ * Who waits for an embedding: the owner's turn (`interactive`, the default) or upkeep such as
+ * re-embedding memories in another space (`background`). A provider that queues serves the
+ * owner first; one that does not may ignore it.
+ */
+export type EmbedPriority = "interactive" | "background";
+
 /** Options of Embedder.embed. */
 export interface EmbedOptions {
   /** Cancels the call; it then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Default `interactive`. */
+  priority?: EmbedPriority;
 }
 
 /**
@@ -28,6 +37,8 @@ export interface Embedder {
   readonly modalities: readonly Modality[];
   /** Embed `texts`, one vector each; an empty list resolves to an empty list. */
   embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  /** Release what it holds (a model, a Worker); embed rejects afterwards. Optional. */
+  close?(): Promise<void>;
   /**
    * Present only when `modalities` holds "image": embeds encoded images (PNG, JPEG) into the
    * same space as the texts. Rejects with EmbeddingError for bytes it cannot decode.

@@ -14,7 +14,7 @@ import type {
   TimelineOptions,
 } from "./context.ts";
 import { budgetedTimeline, replayContext } from "./context.ts";
-import type { Embedder } from "../memory/embedding.ts";
+import type { Embedder, EmbedPriority } from "../memory/embedding.ts";
 import type { Clock, Logger } from "../ports.ts";
 import { errorMessage } from "../errors.ts";
 import { ContextPersistence } from "./_context_persistence.ts";
@@ -283,14 +283,29 @@ export class RelevanceContext implements ContextWindow {
     return this.#persist.flush();
   }
 
-  async #ensureVectors(events: readonly ContextEvent[], signal?: AbortSignal): Promise<void> {
+  /** How many events have no vector in the current space. */
+  staleVectors(): number {
+    return this.#events.filter((e) => this.#stale(e)).length;
+  }
+
+  /** Embed every event that has no vector in the current space (at `priority`); the count. */
+  reembed(options: { signal?: AbortSignal; priority?: EmbedPriority } = {}): Promise<number> {
+    return this.#ensureVectors(this.#events, options.signal, options.priority);
+  }
+
+  async #ensureVectors(
+    events: readonly ContextEvent[],
+    signal?: AbortSignal,
+    priority?: EmbedPriority,
+  ): Promise<number> {
     const embedder = this.#options.embedder;
     const stale = events.filter((e) => this.#stale(e));
-    if (stale.length === 0) return;
+    if (stale.length === 0) return 0;
     const texts = stale.map((e) => textForVector(e));
-    const vectors = await embedder.embed(texts, { signal });
+    const vectors = await embedder.embed(texts, { signal, priority });
     stale.forEach((e, i) => e.vector = { fingerprint: embedder.fingerprint, vector: vectors[i]! });
     this.#persist.changed(); // vectors reach disk with the next snapshot; they can be recomputed
+    return stale.length;
   }
 }
 

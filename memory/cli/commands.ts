@@ -9,6 +9,7 @@ import { selectEmbedder } from "../embed/spaces.ts";
 import { type MemoryEvalResult, runMemoryEval } from "../eval/run.ts";
 import type { HomePaths } from "../home.ts";
 import { openMemoryInspector } from "./inspect.ts";
+import { memoryModelCommand, parseModelArgs, socketAnswers } from "./model.ts";
 import { createTextAnalyzer } from "../text/keywords.ts";
 
 /** What every memory command needs. */
@@ -41,7 +42,7 @@ export async function memoryCommand(
         return await memory.import(argument);
     }
   } finally {
-    memory.close();
+    await memory.close();
   }
 }
 
@@ -57,18 +58,22 @@ export async function evalMemoryCommand(
     memoryDir: context.paths.memory,
     analyzer,
   });
-  return await runMemoryEval({
-    corpusPath: options.corpus,
-    questionsPath: options.questions,
-    ks: options.ks,
-    embedder,
-    analyzer,
-    clock: context.clock,
-    logger: context.logger,
-    contextSize: context.config.get<number>("core.agent.max_context_size"),
-    runOut: options.runOut,
-    onProgress,
-  });
+  try {
+    return await runMemoryEval({
+      corpusPath: options.corpus,
+      questionsPath: options.questions,
+      ks: options.ks,
+      embedder,
+      analyzer,
+      clock: context.clock,
+      logger: context.logger,
+      contextSize: context.config.get<number>("core.agent.max_context_size"),
+      runOut: options.runOut,
+      onProgress,
+    });
+  } finally {
+    await embedder.close?.();
+  }
 }
 
 /** What the `memory` and `eval memory` command lines need from the process. */
@@ -106,9 +111,14 @@ async function withHome<T>(
  */
 export async function runMemoryCommand(
   args: readonly string[],
-  io: MemoryCommandIo & { importOnline(path: string): Promise<{ value: unknown } | undefined> },
+  io: MemoryCommandIo & {
+    importOnline(path: string): Promise<{ value: unknown } | undefined>;
+    /** `--from FILE|DIR` of `memory model install`. */
+    from?: string;
+  },
 ): Promise<number> {
   const [action, ...rest] = args;
+  if (action === "model") return await runModelCommand(rest, io.from, io);
   const argument = rest.join(" ").trim();
   const help = `Usage: ${io.command} memory stats | recall QUERY | export FILE | import FILE`;
   const actions: MemoryAction[] = ["stats", "recall", "export", "import"];
@@ -120,6 +130,29 @@ export async function runMemoryCommand(
   const report = online
     ? online.value
     : await withHome(io, (context) => memoryCommand(context, action as MemoryAction, argument));
+  io.out.print(JSON.stringify(report, null, 2));
+  return 0;
+}
+
+/** `memory model install [NAME] [--from FILE|DIR] | list | remove NAME`: prints the JSON report. */
+async function runModelCommand(
+  args: readonly string[],
+  from: string | undefined,
+  io: MemoryCommandIo,
+): Promise<number> {
+  const request = parseModelArgs(args, from);
+  if (typeof request === "string") throw new UsageError(`Usage: ${io.command} ${request}`);
+  const encoder = new TextEncoder();
+  // The progress bar redraws its line in place, so it writes without a newline.
+  const stderr = {
+    write: (text: string) => void Deno.stderr.writeSync(encoder.encode(text)),
+    isTerminal: Deno.stderr.isTerminal(),
+  };
+  const report = await withHome(io, (context) =>
+    memoryModelCommand(context, request, {
+      stderr,
+      daemonRunning: () => socketAnswers(context.paths.socket),
+    }));
   io.out.print(JSON.stringify(report, null, 2));
   return 0;
 }

@@ -17,6 +17,7 @@ import { JsonContextStore } from "../stores/context.ts";
 import { DocStore } from "../docs/store.ts";
 import { readEmbeddingConfig } from "../embed/config.ts";
 import { selectEmbedder } from "../embed/spaces.ts";
+import { isSemantic, spaceHint } from "../embed/space_status.ts";
 import type { HomePaths } from "../home.ts";
 import { createTextAnalyzer } from "../text/keywords.ts";
 import { openGraphTier } from "../graph/tier.ts";
@@ -37,6 +38,8 @@ export interface MemoryInspectorOptions {
 /** What `memory stats` prints. */
 export interface MemoryStatsReport {
   vectorSpace: string;
+  /** The space's provider and, when it matches words only, how to get recall by meaning. */
+  embedding: { kind: string; semantic: boolean; hint?: string; problems: string[] };
   /** Events in memory/context.json; null when it is missing or unreadable. */
   contextEvents: number | null;
   documents: number;
@@ -62,7 +65,8 @@ export interface MemoryInspector {
   export(path: string): Promise<PortableCounts>;
   /** `memory import FILE`: validated whole, then written all or nothing. */
   import(path: string): Promise<ImportCounts>;
-  close(): void;
+  /** Close the stores and the vector space (an ONNX model's Worker). */
+  close(): Promise<void>;
 }
 
 /** Open a home's memory stores for inspection. */
@@ -71,16 +75,23 @@ export async function openMemoryInspector(
 ): Promise<MemoryInspector> {
   const { paths, clock, logger } = options;
   const analyzer = await createTextAnalyzer();
-  const { embedder } = await selectEmbedder(readEmbeddingConfig(options.config), {
+  const selection = await selectEmbedder(readEmbeddingConfig(options.config), {
     logger,
     memoryDir: paths.memory,
     analyzer,
   });
+  const { embedder } = selection;
   const documents = await DocStore.open({ dir: paths.docs, embedder, analyzer, clock, logger });
   const tier = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger });
   return {
     stats: async () => ({
       vectorSpace: embedder.fingerprint,
+      embedding: {
+        kind: selection.kind,
+        semantic: isSemantic(selection.kind),
+        hint: spaceHint(selection.kind, selection.failures),
+        problems: selection.failures.map((f) => f.message),
+      },
       contextEvents: await countContextEvents(paths.context),
       documents: documents.size(),
       graph: tier.stats(),
@@ -113,9 +124,10 @@ export async function openMemoryInspector(
     },
     export: (path) => exportMemory({ documents, graph: tier.graph }, path),
     import: (path) => importMemory({ documents, graph: tier.graph }, path),
-    close() {
+    async close() {
       tier.close();
       documents.close();
+      await embedder.close?.();
     },
   };
 }

@@ -14,6 +14,7 @@ import type {
   ScoredDocument,
 } from "../../core/mod.ts";
 import { errorMessage } from "../../core/mod.ts";
+import type { StaleReembedOptions } from "../embed/reembed.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { syncPath } from "../home.ts";
 import { type DocIndexDb, type IndexRow, openDocIndex } from "./_index_db.ts";
@@ -263,16 +264,20 @@ export class DocStore implements DocumentStore {
     return indexed || file;
   }
 
-  /** Re-embed documents whose vector is from another space; logs progress. Returns the count. */
-  async reembedStale(options: { batch?: number; signal?: AbortSignal } = {}): Promise<number> {
-    const { embedder, logger } = this.#o;
+  /** How many documents have a vector from another space (or none). */
+  staleVectors(): number {
+    const fingerprint = this.#o.embedder.fingerprint;
+    return this.#db.vectors().filter((v) => v.fingerprint !== fingerprint).length;
+  }
+
+  /**
+   * Re-embed documents whose vector is from another space, `batch` at a time, reporting the
+   * count done after each batch. Returns the count.
+   */
+  async reembedStale(options: StaleReembedOptions = {}): Promise<number> {
+    const { embedder } = this.#o;
     const stale = this.#db.vectors().filter((v) => v.fingerprint !== embedder.fingerprint)
       .map((v) => v.id);
-    if (stale.length === 0) return 0;
-    logger.info("Re-embedding documents from another vector space", {
-      count: stale.length,
-      fingerprint: embedder.fingerprint,
-    });
     const batch = options.batch ?? 64;
     let done = 0;
     for (let i = 0; i < stale.length; i += batch) {
@@ -287,7 +292,7 @@ export class DocStore implements DocumentStore {
         this.#vectors.put(record.document.id, vector.vector);
       }
       done += records.length;
-      logger.info("Re-embedding documents", { done, total: stale.length });
+      options.onProgress?.(done);
     }
     return done;
   }

@@ -14,8 +14,12 @@ export interface EmbeddingConfig {
   /** Comma-separated `.vec` / Numberbatch paths or URLs (with optional `#sha256=…&size=…`). */
   modelPath: string;
   maxWords: number;
+  /** An installed model (`<home>/memory/models/<name>`); wins over the two paths. */
+  onnxName: string;
   onnxModel: string;
   onnxVocab: string;
+  /** Run the model in a Worker, off the event loop. */
+  onnxWorker: boolean;
   onnxMaxTokens: number;
   onnxLowercase: boolean;
   httpBaseUrl: string;
@@ -81,6 +85,17 @@ const KEYS: readonly Key<unknown>[] = [
     description: "Words read from each static vector file (files list frequent words first)",
   }),
   key({
+    field: "onnxName",
+    key: `${P}_onnx_name`,
+    schema: z.string().regex(
+      /^$|^[a-z0-9][a-z0-9._-]{0,63}$/,
+      "expected an installed model's name",
+    ),
+    default: "",
+    description:
+      "Installed model of the onnx space (`homeagent memory model install` sets it); empty: the two paths below",
+  }),
+  key({
     field: "onnxModel",
     key: `${P}_onnx_model`,
     schema: z.string(),
@@ -92,21 +107,29 @@ const KEYS: readonly Key<unknown>[] = [
     key: `${P}_onnx_vocab`,
     schema: z.string(),
     default: "",
-    description: "Path of the ONNX model's WordPiece vocab.txt",
+    description: "Path of the ONNX model's tokenizer.json or WordPiece vocab.txt",
+  }),
+  key({
+    field: "onnxWorker",
+    key: `${P}_onnx_worker`,
+    schema: z.boolean(),
+    default: true,
+    description: "Run the ONNX model in a Worker so turns never wait on a batch being embedded",
   }),
   key({
     field: "onnxMaxTokens",
     key: `${P}_onnx_max_tokens`,
-    schema: z.int().min(2).max(8192),
-    default: 256,
-    description: "Tokens per text fed to the ONNX model, [CLS] and [SEP] included",
+    schema: z.int().min(8).max(8192),
+    default: 512,
+    description:
+      "Tokens per text fed to the ONNX model, [CLS] and [SEP] included (at most the model's own limit)",
   }),
   key({
     field: "onnxLowercase",
     key: `${P}_onnx_lowercase`,
     schema: z.boolean(),
     default: true,
-    description: "Lower-case text for the ONNX tokenizer (uncased models)",
+    description: "Lower-case text for a vocab.txt tokenizer (a tokenizer.json says itself)",
   }),
   key({
     field: "httpBaseUrl",

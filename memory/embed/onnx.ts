@@ -1,9 +1,11 @@
 /**
  * ONNX sentence models (BERT-like: input_ids, attention_mask, optional token_type_ids) run by
- * onnxruntime-web's wasm backend from local files: WordPiece tokens in, mean pooling over the
- * attention mask out (or the model's own `sentence_embedding`), L2-normalised.
+ * onnxruntime-web's wasm backend from local files: the model's own WordPiece tokenizer
+ * (`tokenizer.json` or `vocab.txt`), [CLS] or mean pooling as the model requires (or its own
+ * `sentence_embedding`), L2-normalised; in a Worker, behind a queue that serves the owner first.
  * @module
  */
+import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import {
   type Embedder,
@@ -13,63 +15,128 @@ import {
   type Logger,
   type Modality,
 } from "../../core/mod.ts";
-import { formatFingerprint, l2Normalize } from "./fingerprint.ts";
-import { sha256File } from "./model_download.ts";
-import { WordPieceTokenizer } from "./wordpiece.ts";
+import {
+  type Backend,
+  startInlineBackend,
+  startWorkerBackend,
+  WorkerStartError,
+} from "./_onnx_backend.ts";
+import { type RunnerSpec, specTokenizer } from "./_onnx_runner.ts";
+import { EmbedQueue } from "./_embed_queue.ts";
+import { formatFingerprint } from "./fingerprint.ts";
+import { guessPooling, type Pooling } from "./model_catalog.ts";
 
-/** The onnxruntime-web wasm module. */
-export type Ort = typeof import("onnxruntime-web/wasm");
-type Session = Awaited<ReturnType<Ort["InferenceSession"]["create"]>>;
-type Tensor = InstanceType<Ort["Tensor"]>;
+// The media tier's image encoder runs in the same onnxruntime as the text model.
+export { loadOrt, type Ort } from "./_onnx_runner.ts";
 
 /** Options of loadOnnxEmbedder. */
 export interface OnnxEmbedderOptions {
-  /** The `.onnx` file (`core.agent.embedding_onnx_model`). */
+  /** The `.onnx` file. */
   modelPath: string;
-  /** The WordPiece `vocab.txt` (`core.agent.embedding_onnx_vocab`). */
+  /** The model's `tokenizer.json` (by its `.json` ending) or WordPiece `vocab.txt`. */
   vocabPath: string;
   logger: Logger;
-  /** Tokens per text including [CLS] and [SEP]; default 256. */
+  /** Name in the fingerprint; default the model file's name without `.onnx`. */
+  name?: string;
+  /** Default: by the name's model family (BGE: cls, others: mean). */
+  pooling?: Pooling;
+  /** Put before every text (e5: "query: "); default none. */
+  prefix?: string;
+  /** Tokens per text including [CLS] and [SEP]; default 512. */
   maxTokens?: number;
-  /** Lower-case input (uncased models); default true. */
+  /** Lower-case input for a `vocab.txt` (a `tokenizer.json` says itself); default true. */
   lowercase?: boolean;
   /** Texts per session run; default 16. */
   batchSize?: number;
+  /** Refuse the model file unless its SHA-256 is this (an installed model's manifest). */
+  expectedSha256?: string;
+  /** Run the model in a Worker; default true (inline when a Worker cannot start). */
+  worker?: boolean;
+  /** Vectors kept by text; default 4096. */
+  cacheSize?: number;
 }
 
-/** An ONNX embedder; `close()` releases the session. */
+/** An ONNX embedder; `close()` releases the model. */
 export interface OnnxEmbedder extends Embedder {
-  /** Release the inference session; embed() rejects afterwards. */
+  /** Where the model runs. */
+  readonly where: "worker" | "inline";
+  /** Release the model (and its Worker); embed() rejects afterwards. */
   close(): Promise<void>;
 }
 
-let ortLoading: Promise<Ort> | undefined;
-
-/** onnxruntime-web's wasm build, its binary handed in as bytes (bundle-friendly), one thread. */
-export function loadOrt(): Promise<Ort> {
-  ortLoading ??= (async () => {
-    const ort = await import("onnxruntime-web/wasm");
-    const binary = await import("onnxruntime-web/ort-wasm-simd-threaded.wasm", {
-      with: { type: "bytes" },
-    });
-    ort.env.wasm.wasmBinary = binary.default;
-    ort.env.wasm.numThreads = 1;
-    ort.env.logLevel = "error";
-    return ort;
-  })();
-  return ortLoading;
-}
-
-/** Load a model and its vocabulary; rejects with EmbeddingError naming the file and the cause. */
+/** Load a model and its tokenizer; rejects with EmbeddingError naming the file and the cause. */
 export async function loadOnnxEmbedder(options: OnnxEmbedderOptions): Promise<OnnxEmbedder> {
   const { modelPath, vocabPath } = options;
   if (!modelPath || !vocabPath) {
     throw new EmbeddingError(
       "onnx",
       "unavailable",
-      "No ONNX model is configured: set core.agent.embedding_onnx_model and core.agent.embedding_onnx_vocab",
+      "No ONNX model is configured: install one with `homeagent memory model install`, or set " +
+        "core.agent.embedding_onnx_model and core.agent.embedding_onnx_vocab",
     );
   }
+  const failed = (why: string, cause?: unknown) =>
+    new EmbeddingError("onnx", "failed", `Cannot use ONNX model "${modelPath}": ${why}`, { cause });
+  const name = options.name ?? basename(modelPath).replace(/\.onnx$/, "");
+  const pooling = options.pooling ?? guessPooling(name);
+  const readSpec = () => readRunnerSpec(options, pooling);
+  const first = await readSpec();
+  const sha256 = createHash("sha256").update(first.model).digest("hex");
+  if (options.expectedSha256 && sha256 !== options.expectedSha256) {
+    throw failed(
+      `its sha256 ${sha256} differs from the installed ${options.expectedSha256} ` +
+        `(damaged? install it again with \`homeagent memory model install ${name}\`)`,
+    );
+  }
+  try {
+    specTokenizer(first.tokenizer); // a clear error before any model is loaded
+  } catch (error) {
+    throw failed(`tokenizer "${vocabPath}": ${errorMessage(error)}`, error);
+  }
+  const backend = await startBackend(first, readSpec, options).catch((error) => {
+    throw error instanceof EmbeddingError ? error : failed(errorMessage(error), error);
+  });
+  const queue = new EmbedQueue({ run: (t) => backend.run(t), inline: backend.where === "inline" }, {
+    cacheSize: options.cacheSize,
+  });
+  const dim = backend.dim;
+  options.logger.info("Loaded ONNX embedder", {
+    modelPath,
+    name,
+    dim,
+    pooling,
+    where: backend.where,
+  });
+  let closed = false;
+  return {
+    // v2: the tokenizer follows tokenizer.json exactly and pooling follows the model.
+    fingerprint: formatFingerprint({
+      model: `onnx/${name}@${sha256.slice(0, 12)}`,
+      version: `v2-${pooling}${first.prefix ? "-prefixed" : ""}`,
+      dim,
+    }),
+    dim,
+    modalities: ["text"] as readonly Modality[],
+    where: backend.where,
+    async embed(texts: readonly string[], opts: EmbedOptions = {}) {
+      if (closed) throw failed("it is closed");
+      try {
+        return await queue.embed(texts, opts);
+      } catch (error) {
+        if (opts.signal?.aborted && error === opts.signal.reason) throw error;
+        throw error instanceof EmbeddingError ? error : failed(errorMessage(error), error);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      queue.close(failed("it is closed"));
+      await backend.close();
+    },
+  };
+}
+
+async function readRunnerSpec(options: OnnxEmbedderOptions, pooling: Pooling): Promise<RunnerSpec> {
   const read = async <T>(path: string, fn: (p: string) => Promise<T>) => {
     try {
       return await fn(path);
@@ -82,117 +149,41 @@ export async function loadOnnxEmbedder(options: OnnxEmbedderOptions): Promise<On
       );
     }
   };
-  const model = await read(modelPath, Deno.readFile);
-  const vocab = await read(vocabPath, Deno.readTextFile);
-  const failed = (why: string, cause?: unknown) =>
-    new EmbeddingError("onnx", "failed", `Cannot use ONNX model "${modelPath}": ${why}`, { cause });
-  let tokenizer: WordPieceTokenizer;
-  try {
-    tokenizer = new WordPieceTokenizer(vocab, { lowercase: options.lowercase ?? true });
-  } catch (error) {
-    throw failed(errorMessage(error), error);
-  }
-  const ort = await loadOrt();
-  let session: Session;
-  try {
-    session = await ort.InferenceSession.create(model, { executionProviders: ["wasm"] });
-  } catch (error) {
-    throw failed(errorMessage(error), error);
-  }
-  if (!session.inputNames.includes("input_ids")) {
-    await session.release();
-    throw failed(`it has no "input_ids" input (inputs: ${session.inputNames.join(", ")})`);
-  }
-  const runner = new Runner(ort, session, tokenizer, options.maxTokens ?? 256);
-  const probe = await runner.run([""]).catch(async (error) => {
-    await session.release();
-    throw failed(errorMessage(error), error);
-  });
-  const dim = probe[0]!.length;
-  const sha = (await sha256File(modelPath)).slice(0, 12);
-  const name = basename(modelPath).replace(/\.onnx$/, "");
-  options.logger.info("Loaded ONNX embedder", { modelPath, dim, vocabulary: tokenizer.size });
-  const batchSize = options.batchSize ?? 16;
-  let closed = false;
+  const model = await read(options.modelPath, Deno.readFile);
+  const text = await read(options.vocabPath, Deno.readTextFile);
   return {
-    fingerprint: formatFingerprint({ model: `onnx/${name}@${sha}`, version: "v1", dim }),
-    dim,
-    modalities: ["text"] as readonly Modality[],
-    async embed(texts: readonly string[], opts: EmbedOptions = {}) {
-      const out: Float32Array[] = [];
-      for (let at = 0; at < texts.length; at += batchSize) {
-        opts.signal?.throwIfAborted();
-        if (closed) throw failed("the session is closed");
-        out.push(
-          ...await runner.run(texts.slice(at, at + batchSize)).catch((error) => {
-            throw failed(errorMessage(error), error);
-          }),
-        );
-      }
-      return out;
+    model,
+    tokenizer: {
+      format: options.vocabPath.endsWith(".json") ? "json" : "vocab",
+      text,
+      lowercase: options.lowercase,
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await session.release();
-    },
+    pooling,
+    prefix: options.prefix ?? "",
+    maxTokens: options.maxTokens ?? 512,
+    batchSize: options.batchSize ?? 16,
   };
 }
 
-/** Feeds batches through the session and pools the output. */
-class Runner {
-  constructor(
-    readonly ort: Ort,
-    readonly session: Session,
-    readonly tokenizer: WordPieceTokenizer,
-    readonly maxTokens: number,
-  ) {}
-
-  async run(texts: readonly string[]): Promise<Float32Array[]> {
-    const { Tensor } = this.ort;
-    const batch = this.tokenizer.encodeBatch(texts, this.maxTokens);
-    const shape = [batch.batch, batch.length];
-    const feeds: Record<string, Tensor> = { "input_ids": new Tensor("int64", batch.ids, shape) };
-    const inputs = this.session.inputNames;
-    if (inputs.includes("attention_mask")) {
-      feeds["attention_mask"] = new Tensor("int64", batch.mask, shape);
-    }
-    if (inputs.includes("token_type_ids")) {
-      feeds["token_type_ids"] = new Tensor("int64", batch.typeIds, shape);
-    }
-    const outputs = this.session.outputNames;
-    const name = ["sentence_embedding", "last_hidden_state"].find((n) => outputs.includes(n)) ??
-      outputs[0]!;
-    const result = await this.session.run(feeds);
-    const tensor = result[name]!;
-    try {
-      return pool(tensor.data as Float32Array, tensor.dims, batch.mask);
-    } finally {
-      for (const t of Object.values(result)) t.dispose();
-    }
+/** A Worker unless asked not to; inline when the worker module cannot start (a bundle). */
+async function startBackend(
+  first: RunnerSpec,
+  readSpec: () => Promise<RunnerSpec>,
+  options: OnnxEmbedderOptions,
+): Promise<Backend> {
+  if (options.worker === false) return await startInlineBackend(first);
+  let spec: RunnerSpec | undefined = first;
+  try {
+    return await startWorkerBackend(() => {
+      const next = spec ?? readSpec();
+      spec = undefined; // its bytes went to the worker; a restart reads the files again
+      return Promise.resolve(next);
+    });
+  } catch (error) {
+    if (!(error instanceof WorkerStartError)) throw error;
+    options.logger.warn("Embedding worker cannot start; running the model on the main thread", {
+      error: error.message,
+    });
+    return await startInlineBackend(await readSpec());
   }
-}
-
-/** `[batch, dim]` is taken as is; `[batch, seq, dim]` is mean-pooled over the mask. */
-function pool(data: Float32Array, dims: readonly number[], mask: BigInt64Array): Float32Array[] {
-  if (!(data instanceof Float32Array)) throw new TypeError("model output is not float32");
-  const [batch = 0] = dims;
-  if (dims.length === 2) {
-    const dim = dims[1]!;
-    return Array.from({ length: batch }, (_, b) => l2Normalize(data.slice(b * dim, (b + 1) * dim)));
-  }
-  if (dims.length !== 3) throw new TypeError(`output has shape [${dims.join(", ")}]`);
-  const seq = dims[1]!, dim = dims[2]!;
-  return Array.from({ length: batch }, (_, b) => {
-    const out = new Float32Array(dim);
-    let count = 0;
-    for (let s = 0; s < seq; s++) {
-      if (mask[b * seq + s] === 0n) continue;
-      count++;
-      const base = (b * seq + s) * dim;
-      for (let d = 0; d < dim; d++) out[d]! += data[base + d]!;
-    }
-    if (count > 0) { for (let d = 0; d < dim; d++) out[d]! /= count; }
-    return l2Normalize(out);
-  });
 }

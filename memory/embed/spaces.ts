@@ -11,6 +11,7 @@ import { createHashEmbedder } from "./hash.ts";
 import { createHttpEmbedder } from "./http.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { loadOnnxEmbedder } from "./onnx.ts";
+import { loadInstalledEmbedder } from "./model_store.ts";
 import { loadStaticEmbedder } from "./static_vectors.ts";
 import { createTfIdfSpace } from "./tfidf.ts";
 
@@ -112,12 +113,21 @@ function build(
         signal: deps.signal,
       });
     case "onnx":
+      if (config.onnxName !== "") {
+        if (!deps.memoryDir) return Promise.reject(noModelsDir(config.onnxName));
+        return loadInstalledEmbedder(join(deps.memoryDir, "models"), config.onnxName, {
+          logger: deps.logger,
+          maxTokens: config.onnxMaxTokens,
+          worker: config.onnxWorker,
+        });
+      }
       return loadOnnxEmbedder({
         modelPath: config.onnxModel,
         vocabPath: config.onnxVocab,
         logger: deps.logger,
         maxTokens: config.onnxMaxTokens,
         lowercase: config.onnxLowercase,
+        worker: config.onnxWorker,
       });
     case "http":
       return createHttpEmbedder({
@@ -139,4 +149,12 @@ function build(
         ),
       );
   }
+}
+
+function noModelsDir(name: string): EmbeddingError {
+  return new EmbeddingError(
+    "onnx",
+    "unavailable",
+    `Cannot load model "${name}": no home folder given`,
+  );
 }

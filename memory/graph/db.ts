@@ -8,6 +8,7 @@ import {
   type Clock,
   type CommitResult,
   type Embedder,
+  type EmbedPriority,
   type EntityPatch,
   errorMessage,
   type GraphEntity,
@@ -30,6 +31,7 @@ import { commitNewTriples, commitTriples } from "./_commit.ts";
 import { around, entitiesByIds, keywordSeeds, overview, walk } from "./_recall.ts";
 import * as edit from "./_edit.ts";
 import { DocVectors } from "../docs/_vectors.ts";
+import type { StaleReembedOptions } from "../embed/reembed.ts";
 
 export {
   FUNCTIONAL_PREDICATES,
@@ -267,8 +269,19 @@ export class GraphDB implements GraphStore {
     });
   }
 
+  /** How many entities have no vector, or one from another space. */
+  staleEntities(): number {
+    const embedder = this.#o.embedder;
+    if (!embedder) return 0;
+    const row = this.#g.get(
+      "select count(*) as n from entities where fingerprint is null or fingerprint != ?",
+      embedder.fingerprint,
+    );
+    return Number(row?.n ?? 0);
+  }
+
   /** Re-embed entities whose vector is missing or from another space; returns how many. */
-  async reembedStale(options: { batch?: number; signal?: AbortSignal } = {}): Promise<number> {
+  async reembedStale(options: StaleReembedOptions = {}): Promise<number> {
     const embedder = this.#o.embedder;
     if (!embedder) return 0;
     let done = 0;
@@ -280,8 +293,9 @@ export class GraphDB implements GraphStore {
         BigInt(options.batch ?? 256),
       ).map((r) => Number(r.id));
       if (ids.length === 0) return done;
-      if (!await this.#embed(ids, options.signal)) return done;
+      if (!await this.#embed(ids, options.signal, options.priority)) return done;
       done += ids.length;
+      options.onProgress?.(done);
     }
   }
 
@@ -320,12 +334,16 @@ export class GraphDB implements GraphStore {
     this.#g.db.close();
   }
 
-  async #embed(ids: readonly number[], signal?: AbortSignal): Promise<boolean> {
+  async #embed(
+    ids: readonly number[],
+    signal?: AbortSignal,
+    priority?: EmbedPriority,
+  ): Promise<boolean> {
     const embedder = this.#o.embedder;
     if (!embedder || !this.#vectors || ids.length === 0) return true;
     const entities = entitiesByIds(this.#g, ids);
     try {
-      const vectors = await embedder.embed(entities.map(entityText), { signal });
+      const vectors = await embedder.embed(entities.map(entityText), { signal, priority });
       withTransaction(this.#g.db, () => {
         entities.forEach((e, i) => {
           const v = vectors[i]!;

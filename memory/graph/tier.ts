@@ -37,8 +37,6 @@ export interface GraphTier {
   tools(): RegisteredTool[];
   /** Counts (synchronous SQLite). */
   stats(): GraphStats;
-  /** Re-embed entities from another space; never rejects unless aborted. */
-  reembedStale(signal?: AbortSignal): Promise<void>;
   close(): void;
 }
 
@@ -74,16 +72,6 @@ export function openGraphTier(options: GraphTierOptions): GraphTier {
     },
     tools: () => tools,
     stats: () => graph.counts(),
-    async reembedStale(signal) {
-      try {
-        const done = await graph.reembedStale({ signal });
-        if (done > 0) logger.info("Re-embedded graph entities", { count: done });
-      } catch (error) {
-        if (!signal?.aborted) {
-          logger.error("Re-embedding graph entities failed", { error: errorMessage(error) });
-        }
-      }
-    },
     close: () => graph.close(),
   };
 }

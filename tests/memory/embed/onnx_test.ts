@@ -31,6 +31,21 @@ const VOCAB: [string, number[]][] = [
   [",", [0, 0, 0, 0.1]],
 ];
 
+/** The same vocabulary as a Hugging Face tokenizer.json (uncased BERT normalizer). */
+function tokenizerJson(lowercase = true): string {
+  return JSON.stringify({
+    normalizer: { type: "BertNormalizer", clean_text: true, handle_chinese_chars: true, lowercase },
+    pre_tokenizer: { type: "BertPreTokenizer" },
+    model: {
+      type: "WordPiece",
+      unk_token: "[UNK]",
+      continuing_subword_prefix: "##",
+      max_input_chars_per_word: 100,
+      vocab: Object.fromEntries(VOCAB.map(([t], i) => [t, i])),
+    },
+  });
+}
+
 async function withTinyModel(fn: (model: string, vocab: string) => Promise<void>) {
   await withTempDir(async (dir) => {
     const model = join(dir, "tiny-bert.onnx");
@@ -70,7 +85,8 @@ Deno.test("ONNX embedder mean-pools a tiny generated model and ranks Chinese and
       batchSize: 2,
     });
     try {
-      assert.match(embedder.fingerprint, /^onnx\/tiny-bert@[0-9a-f]{12}:v1:4$/);
+      assert.match(embedder.fingerprint, /^onnx\/tiny-bert@[0-9a-f]{12}:v2-mean:4$/);
+      assert.equal(embedder.where, "worker");
       assert.equal(embedder.dim, 4);
       const [apples] = await embedder.embed(["apples"]);
       // [CLS] apple ##s [SEP] → mean (1, 0, 0, 0.25) / 4, normalised
@@ -105,6 +121,62 @@ Deno.test("ONNX embedder reports missing files and a broken model explicitly", a
     await assert.rejects(
       loadOnnxEmbedder({ modelPath, vocabPath, logger: silentLogger }),
       (e: unknown) => e instanceof EmbeddingError && e.kind === "failed",
+    );
+  });
+});
+
+Deno.test("ONNX embedder takes the [CLS] vector for a model that pools that way", async () => {
+  await withTinyModel(async (modelPath, vocabPath) => {
+    const embedder = await loadOnnxEmbedder({
+      modelPath,
+      vocabPath,
+      pooling: "cls",
+      logger: silentLogger,
+      worker: false,
+    });
+    try {
+      assert.match(embedder.fingerprint, /:v2-cls:4$/);
+      assert.equal(embedder.where, "inline");
+      // The tiny model has no attention: [CLS] is its own row, (0, 0, 0, 0.1), normalised.
+      for (const v of await embedder.embed(["apples", "今天下雨了"])) {
+        assert.deepEqual([...v], [0, 0, 0, 1]);
+      }
+    } finally {
+      await embedder.close();
+    }
+  });
+});
+
+Deno.test("ONNX embedder reads a tokenizer.json and gives the same vectors in a Worker and inline", async () => {
+  await withTinyModel(async (modelPath, _vocab) => {
+    const tokenizer = modelPath.replace(/tiny-bert\.onnx$/, "tokenizer.json");
+    await Deno.writeTextFile(tokenizer, tokenizerJson());
+    const texts = ["Apples, RAINING today!", "我喜欢吃苹果", "delicious apples"];
+    const open = (worker: boolean) =>
+      loadOnnxEmbedder({ modelPath, vocabPath: tokenizer, logger: silentLogger, worker });
+    const inWorker = await open(true);
+    const inline = await open(false);
+    try {
+      assert.equal(inWorker.where, "worker");
+      assert.equal(inWorker.fingerprint, inline.fingerprint);
+      assert.deepEqual(await inWorker.embed(texts), await inline.embed(texts));
+    } finally {
+      await inWorker.close();
+      await inline.close();
+    }
+  });
+});
+
+Deno.test("ONNX embedder refuses a model whose sha256 is not the installed one", async () => {
+  await withTinyModel(async (modelPath, vocabPath) => {
+    await assert.rejects(
+      loadOnnxEmbedder({
+        modelPath,
+        vocabPath,
+        logger: silentLogger,
+        expectedSha256: "0".repeat(64),
+      }),
+      (e: unknown) => e instanceof EmbeddingError && /install it again/.test(e.message),
     );
   });
 });

@@ -1,0 +1,156 @@
+/**
+ * The queue in front of a model: one backend call at a time, in chunks of a few texts, the
+ * owner's requests ("interactive") always before background re-embedding, so a turn waits at
+ * most one background chunk. A bounded LRU cache answers texts embedded lately: recall ranks
+ * the same window and documents turn after turn.
+ * @module
+ */
+import type { EmbedPriority } from "../../core/mod.ts";
+
+/** What the queue runs texts on. */
+export interface QueueBackend {
+  run(texts: string[]): Promise<Float32Array[]>;
+  /** True when calls block the caller's thread (the queue then yields between chunks). */
+  readonly inline: boolean;
+}
+
+/** Options of EmbedQueue. */
+export interface EmbedQueueOptions {
+  /** Texts per backend call; default 8. */
+  chunk?: number;
+  /** Vectors kept by text; default 4096 (a 512-dim model: about 8 MiB). 0 turns it off. */
+  cacheSize?: number;
+}
+
+interface Job {
+  texts: string[];
+  vectors: Float32Array[];
+  next: number;
+  signal?: AbortSignal;
+  done: PromiseWithResolvers<Float32Array[]>;
+}
+
+/** Texts longer than this are not cached (their keys would cost more than their vectors). */
+const MAX_CACHED_TEXT = 2048;
+
+/** Serialises, prioritises and caches embedding requests to one backend. */
+export class EmbedQueue {
+  readonly #backend: QueueBackend;
+  readonly #chunk: number;
+  readonly #cacheSize: number;
+  readonly #cache = new Map<string, Float32Array>();
+  readonly #queues: Record<EmbedPriority, Job[]> = { interactive: [], background: [] };
+  #running = false;
+  #closed: Error | undefined;
+
+  constructor(backend: QueueBackend, options: EmbedQueueOptions = {}) {
+    this.#backend = backend;
+    this.#chunk = Math.max(1, options.chunk ?? 8);
+    this.#cacheSize = Math.max(0, options.cacheSize ?? 4096);
+  }
+
+  /** Vectors of `texts`, in order; rejects with the backend's error or the signal's reason. */
+  async embed(
+    texts: readonly string[],
+    options: { signal?: AbortSignal; priority?: EmbedPriority } = {},
+  ): Promise<Float32Array[]> {
+    options.signal?.throwIfAborted();
+    if (this.#closed) throw this.#closed;
+    const found = new Map<string, Float32Array>();
+    const missing: string[] = [];
+    for (const text of new Set(texts)) {
+      const vector = this.#recall(text);
+      if (vector) found.set(text, vector);
+      else missing.push(text);
+    }
+    if (missing.length > 0) {
+      const job: Job = {
+        texts: missing,
+        vectors: [],
+        next: 0,
+        signal: options.signal,
+        done: Promise.withResolvers(),
+      };
+      this.#queues[options.priority ?? "interactive"].push(job);
+      this.#pump();
+      const vectors = await job.done.promise;
+      missing.forEach((text, i) => {
+        found.set(text, vectors[i]!);
+        this.#remember(text, vectors[i]!);
+      });
+    }
+    return texts.map((text) => found.get(text)!);
+  }
+
+  /** Reject everything queued; later calls reject with `reason`. */
+  close(reason: Error): void {
+    this.#closed = reason;
+    for (const queue of Object.values(this.#queues)) {
+      for (const job of queue.splice(0)) job.done.reject(reason);
+    }
+  }
+
+  #recall(text: string): Float32Array | undefined {
+    const vector = this.#cache.get(text);
+    if (vector === undefined) return undefined;
+    this.#cache.delete(text); // refresh its place: least recently used goes first
+    this.#cache.set(text, vector);
+    return vector;
+  }
+
+  #remember(text: string, vector: Float32Array): void {
+    if (this.#cacheSize === 0 || text.length > MAX_CACHED_TEXT) return;
+    this.#cache.delete(text);
+    this.#cache.set(text, vector);
+    while (this.#cache.size > this.#cacheSize) {
+      this.#cache.delete(this.#cache.keys().next().value!);
+    }
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    try {
+      for (let job = this.#pick(); job; job = this.#pick()) {
+        const chunk = job.texts.slice(job.next, job.next + this.#chunk);
+        try {
+          job.vectors.push(...await this.#backend.run(chunk));
+        } catch (error) {
+          this.#drop(job);
+          job.done.reject(error);
+          continue;
+        }
+        job.next += chunk.length;
+        if (job.next >= job.texts.length) {
+          this.#drop(job);
+          job.done.resolve(job.vectors);
+        }
+        // Inline, a chunk held the thread: let timers and IO run before the next one.
+        if (this.#backend.inline) await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /** The first live job, owner's requests first; aborted jobs are rejected on the way. */
+  #pick(): Job | undefined {
+    for (const priority of ["interactive", "background"] as const) {
+      const queue = this.#queues[priority];
+      while (queue.length > 0) {
+        const job = queue[0]!;
+        if (!job.signal?.aborted) return job;
+        queue.shift();
+        job.done.reject(job.signal.reason);
+      }
+    }
+    return undefined;
+  }
+
+  #drop(job: Job): void {
+    for (const queue of Object.values(this.#queues)) {
+      const at = queue.indexOf(job);
+      if (at >= 0) queue.splice(at, 1);
+    }
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * One ONNX sentence model in onnxruntime-web (wasm backend, one thread): texts → WordPiece ids
+ * → session runs → pooled, L2-normalised vectors. Runs wherever it is created: in the embedding
+ * Worker (`_onnx_worker.ts`) or, where no Worker can start, on the caller's thread.
+ * @module
+ */
+import { l2Normalize } from "./fingerprint.ts";
+import type { Pooling } from "./model_catalog.ts";
+import { type EncodedBatch, WordPieceTokenizer } from "./wordpiece.ts";
+
+/** The onnxruntime-web wasm module. */
+export type Ort = typeof import("onnxruntime-web/wasm");
+type Session = Awaited<ReturnType<Ort["InferenceSession"]["create"]>>;
+type Tensor = InstanceType<Ort["Tensor"]>;
+
+/** Everything a runner is built from; plain data, so it can be posted to a Worker. */
+export interface RunnerSpec {
+  /** The `.onnx` bytes. */
+  model: Uint8Array;
+  /** A `tokenizer.json` (HF format) or a `vocab.txt` with its casing. */
+  tokenizer: { format: "json" | "vocab"; text: string; lowercase?: boolean };
+  pooling: Pooling;
+  /** Put before every text. */
+  prefix: string;
+  /** Tokens per text, [CLS] and [SEP] included. */
+  maxTokens: number;
+  /** Texts per session run. */
+  batchSize: number;
+}
+
+/** A loaded model. */
+export interface Runner {
+  readonly dim: number;
+  /** One vector per text, in order. Rejects when the session fails. */
+  run(texts: readonly string[]): Promise<Float32Array[]>;
+  release(): Promise<void>;
+}
+
+/** Tokens (batch × padded length) per session run: long texts go in smaller batches. */
+const TOKENS_PER_RUN = 8192;
+
+let ortLoading: Promise<Ort> | undefined;
+
+/** onnxruntime-web's wasm build, its binary handed in as bytes (bundle-friendly), one thread. */
+export function loadOrt(): Promise<Ort> {
+  ortLoading ??= (async () => {
+    const ort = await import("onnxruntime-web/wasm");
+    const binary = await import("onnxruntime-web/ort-wasm-simd-threaded.wasm", {
+      with: { type: "bytes" },
+    });
+    ort.env.wasm.wasmBinary = binary.default;
+    ort.env.wasm.numThreads = 1;
+    ort.env.logLevel = "error";
+    return ort;
+  })();
+  return ortLoading;
+}
+
+/** Build the tokenizer a spec names; throws SyntaxError when it cannot be read. */
+export function specTokenizer(spec: RunnerSpec["tokenizer"]): WordPieceTokenizer {
+  return spec.format === "json"
+    ? WordPieceTokenizer.fromTokenizerJson(spec.text)
+    : new WordPieceTokenizer(spec.text, { lowercase: spec.lowercase ?? true });
+}
+
+/** Load the model and probe it once (the probe gives the dimension). Rejects with the cause. */
+export async function createRunner(spec: RunnerSpec): Promise<Runner> {
+  const tokenizer = specTokenizer(spec.tokenizer);
+  const ort = await loadOrt();
+  const session = await ort.InferenceSession.create(spec.model, {
+    executionProviders: ["wasm"],
+  });
+  try {
+    if (!session.inputNames.includes("input_ids")) {
+      throw new TypeError(`it has no "input_ids" input (inputs: ${session.inputNames.join(", ")})`);
+    }
+    const runner = new SessionRunner(ort, session, tokenizer, spec);
+    const [probe] = await runner.run([""]);
+    runner.dim = probe!.length;
+    return runner;
+  } catch (error) {
+    await session.release();
+    throw error;
+  }
+}
+
+class SessionRunner implements Runner {
+  dim = 0;
+  constructor(
+    readonly ort: Ort,
+    readonly session: Session,
+    readonly tokenizer: WordPieceTokenizer,
+    readonly spec: RunnerSpec,
+  ) {}
+
+  async run(texts: readonly string[]): Promise<Float32Array[]> {
+    const { prefix, maxTokens, batchSize } = this.spec;
+    const rows = texts.map((t) => this.tokenizer.encode(prefix + t, maxTokens));
+    // Similar lengths together: less padding, so less work per run.
+    const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.length - rows[b]!.length);
+    const out: Float32Array[] = new Array(texts.length);
+    for (let at = 0; at < order.length;) {
+      const longest = rows[order[Math.min(at + batchSize, order.length) - 1]!]!.length;
+      const take = Math.max(1, Math.min(batchSize, Math.floor(TOKENS_PER_RUN / longest)));
+      const chunk = order.slice(at, at + take);
+      const vectors = await this.#runBatch(this.tokenizer.padBatch(chunk.map((i) => rows[i]!)));
+      chunk.forEach((i, j) => out[i] = vectors[j]!);
+      at += chunk.length;
+    }
+    return out;
+  }
+
+  release(): Promise<void> {
+    return this.session.release();
+  }
+
+  async #runBatch(batch: EncodedBatch): Promise<Float32Array[]> {
+    const { Tensor } = this.ort;
+    const shape = [batch.batch, batch.length];
+    const feeds: Record<string, Tensor> = { "input_ids": new Tensor("int64", batch.ids, shape) };
+    const inputs = this.session.inputNames;
+    if (inputs.includes("attention_mask")) {
+      feeds["attention_mask"] = new Tensor("int64", batch.mask, shape);
+    }
+    if (inputs.includes("token_type_ids")) {
+      feeds["token_type_ids"] = new Tensor("int64", batch.typeIds, shape);
+    }
+    const outputs = this.session.outputNames;
+    const name = ["sentence_embedding", "last_hidden_state"].find((n) => outputs.includes(n)) ??
+      outputs[0]!;
+    const result = await this.session.run(feeds);
+    const tensor = result[name]!;
+    try {
+      return pool(tensor.data as Float32Array, tensor.dims, batch.mask, this.spec.pooling);
+    } finally {
+      for (const t of Object.values(result)) t.dispose();
+    }
+  }
+}
+
+/**
+ * `[batch, dim]` is taken as is; `[batch, seq, dim]` gives the first ([CLS]) token's vector or
+ * the mean over the attention mask. Every vector is L2-normalised.
+ */
+export function pool(
+  data: Float32Array,
+  dims: readonly number[],
+  mask: BigInt64Array,
+  pooling: Pooling,
+): Float32Array[] {
+  if (!(data instanceof Float32Array)) throw new TypeError("model output is not float32");
+  const [batch = 0] = dims;
+  if (dims.length === 2) {
+    const dim = dims[1]!;
+    return Array.from({ length: batch }, (_, b) => l2Normalize(data.slice(b * dim, (b + 1) * dim)));
+  }
+  if (dims.length !== 3) throw new TypeError(`output has shape [${dims.join(", ")}]`);
+  const seq = dims[1]!, dim = dims[2]!;
+  return Array.from({ length: batch }, (_, b) => {
+    if (pooling === "cls") return l2Normalize(data.slice(b * seq * dim, (b * seq + 1) * dim));
+    const out = new Float32Array(dim);
+    let count = 0;
+    for (let s = 0; s < seq; s++) {
+      if (mask[b * seq + s] === 0n) continue;
+      count++;
+      const base = (b * seq + s) * dim;
+      for (let d = 0; d < dim; d++) out[d]! += data[base + d]!;
+    }
+    if (count > 0) { for (let d = 0; d < dim; d++) out[d]! /= count; }
+    return l2Normalize(out);
+  });
+}
