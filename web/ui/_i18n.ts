@@ -93,6 +93,9 @@ const EN = {
   timers: "Timers",
   noTimers: "No timers are pending.",
   every: "every {s} s",
+  vectorSpace: "Vector space",
+  reembedding: "re-embedding memories: {done} of {total}",
+  wordsOnly: "Recall matches words only. For recall by meaning, install a sentence model:",
 };
 
 /** The text keys. */
@@ -190,6 +193,9 @@ const ZH: Record<TextKey, string> = {
   timers: "定时器",
   noTimers: "没有待触发的定时器。",
   every: "每 {s} 秒",
+  vectorSpace: "向量空间",
+  reembedding: "正在重新向量化记忆：{done} / {total}",
+  wordsOnly: "目前只按字词回忆。安装语义模型即可按含义回忆：",
 };
 
 /** "en" or "zh". */
