@@ -46,12 +46,18 @@ export async function startInlineBackend(spec: RunnerSpec): Promise<Backend> {
 
 const MAX_RESTARTS = 3;
 
+/** The worker module, beside this file (absent in a one-file bundle). */
+export const WORKER_URL = new URL("./_onnx_worker.ts", import.meta.url).href;
+
 /**
  * The model in a Worker; `loadSpec` reads the files (again after a crash). Rejects with
  * WorkerStartError when the worker module cannot load, with an Error when the model fails.
  */
-export async function startWorkerBackend(loadSpec: () => Promise<RunnerSpec>): Promise<Backend> {
-  let current = await WorkerProcess.start(await loadSpec());
+export async function startWorkerBackend(
+  loadSpec: () => Promise<RunnerSpec>,
+  workerUrl: string = WORKER_URL,
+): Promise<Backend> {
+  let current = await WorkerProcess.start(await loadSpec(), workerUrl);
   let restarts = 0;
   return {
     dim: current.dim,
@@ -62,7 +68,7 @@ export async function startWorkerBackend(loadSpec: () => Promise<RunnerSpec>): P
           throw new Error(`the embedding worker stopped ${restarts + 1} times; restart the daemon`);
         }
         restarts++;
-        current = await WorkerProcess.start(await loadSpec());
+        current = await WorkerProcess.start(await loadSpec(), workerUrl);
       }
       return await current.run(texts);
     },
@@ -82,10 +88,10 @@ class WorkerProcess {
     this.#worker = worker;
   }
 
-  static async start(spec: RunnerSpec): Promise<WorkerProcess> {
+  static async start(spec: RunnerSpec, url: string): Promise<WorkerProcess> {
     let worker: Worker;
     try {
-      worker = new Worker(new URL("./_onnx_worker.ts", import.meta.url).href, { type: "module" });
+      worker = new Worker(url, { type: "module" });
     } catch (error) {
       throw new WorkerStartError(String(error), { cause: error });
     }

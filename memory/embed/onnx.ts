@@ -54,6 +54,8 @@ export interface OnnxEmbedderOptions {
   worker?: boolean;
   /** Vectors kept by text; default 4096. */
   cacheSize?: number;
+  /** The worker module (tests); default the one beside this file. */
+  workerUrl?: string;
 }
 
 /** An ONNX embedder; `close()` releases the model. */
@@ -178,7 +180,7 @@ async function startBackend(
       const next = spec ?? readSpec();
       spec = undefined; // its bytes went to the worker; a restart reads the files again
       return Promise.resolve(next);
-    });
+    }, options.workerUrl);
   } catch (error) {
     if (!(error instanceof WorkerStartError)) throw error;
     options.logger.warn("Embedding worker cannot start; running the model on the main thread", {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { EmbeddingError, silentLogger } from "../../../core/mod.ts";
 import { loadOnnxEmbedder, WordPieceTokenizer } from "../../../memory/mod.ts";
 import { tinyEmbeddingModel } from "../../fixtures/tiny_onnx.ts";
+import { MemoryLogger } from "../../fakes/logger.ts";
 import { best, withTempDir } from "./_vectors.ts";
 
 // axes: food, weather, liking, filler
@@ -178,5 +179,27 @@ Deno.test("ONNX embedder refuses a model whose sha256 is not the installed one",
       }),
       (e: unknown) => e instanceof EmbeddingError && /install it again/.test(e.message),
     );
+  });
+});
+
+Deno.test("ONNX embedder runs inline, and says so, where its Worker module cannot load (a bundle)", async () => {
+  await withTinyModel(async (modelPath, vocabPath) => {
+    const logger = new MemoryLogger();
+    const embedder = await loadOnnxEmbedder({
+      modelPath,
+      vocabPath,
+      logger,
+      workerUrl: new URL("./no_such_worker.ts", import.meta.url).href,
+    });
+    try {
+      assert.equal(embedder.where, "inline");
+      assert.equal(
+        logger.find("Embedding worker cannot start; running the model on the main thread").length,
+        1,
+      );
+      assert.equal((await embedder.embed(["apples"]))[0]!.length, 4);
+    } finally {
+      await embedder.close();
+    }
   });
 });
