@@ -57,7 +57,17 @@ export function serveApp(): ServedApp {
   const app = createApp({
     token: TOKEN,
     clock: systemClock,
-    status: () => kernel.agent.status(),
+    // As the daemon's status reports a fresh home's words-only vector space.
+    status: () => ({
+      kernel: kernel.agent.status(),
+      memory: {
+        embedding: {
+          fingerprint: "hash-ngram:v1:512",
+          semantic: false,
+          reembed: { state: "done", done: 0, total: 0 },
+        },
+      },
+    }),
     chat: agentChatPort(kernel.agent),
     events: agentEventsPort(kernel.agent),
     settings: registrySettingsPort(kernel.config.registry),

@@ -67,6 +67,10 @@ browserTest(
     await page.locator("#graph[data-nodes*='Alice'][data-edges*='Alice|lives_in|Paris']")
       .waitFor();
     await page.locator("#graph canvas").first().waitFor();
+    // The words-only space says how to install a sentence model.
+    await page.locator(".space[data-space='hash-ngram:v1:512'] code", {
+      hasText: "homeagent memory model install",
+    }).waitFor();
     await page.locator(".node-list button", { hasText: "Alice" }).click();
     await page.locator("#entity blockquote", { hasText: "moved to Paris" }).waitFor();
     await shot("04-memory-graph");

@@ -367,14 +367,16 @@ function SpaceLine() {
     reembed.state === "running"
       ? h("small", null, ` — ${t("reembedding", { done: reembed.done, total: reembed.total })}`)
       : null,
-    space.semantic ? null : h(
-      "small",
-      { class: "hint" },
-      " ",
-      t("wordsOnly"),
-      " ",
-      h("code", null, "homeagent memory model install"),
-    ),
+    space.semantic ? null : [
+      h("br", null),
+      h(
+        "small",
+        { class: "hint" },
+        t("wordsOnly"),
+        " ",
+        h("code", null, "homeagent memory model install"),
+      ),
+    ],
   );
 }
 
