@@ -12,6 +12,7 @@ import { figures as kernelFigures } from "./kernel_bench.ts";
 import { figures as daemonFigures } from "./daemon_bench.ts";
 import { figures as wasmFigures } from "./wasm_bench.ts";
 import { figures as embedFigures } from "./embed_bench.ts";
+import { figures as onnxFigures } from "./onnx_bench.ts";
 import { figures as schedulerFigures } from "./scheduler_bench.ts";
 import { figures as memoryFigures } from "./memory_bench.ts";
 import { figures as adapterFigures } from "./adapter_bench.ts";
@@ -31,6 +32,7 @@ const ALL: Record<string, FigureFn> = {
   ...adapterFigures,
   ...graphFigures,
   ...embedFigures,
+  ...onnxFigures,
   ...pluginFigures,
   ...mcpFigures,
   ...webFigures,
