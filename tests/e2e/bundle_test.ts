@@ -103,7 +103,7 @@ Deno.test("The bundle serves from an empty folder with no network: web page, Lua
     assert.deepEqual(seen.errors, []);
     assert.deepEqual(seen.downloaded, [], "DENO_DIR got packages or remote modules");
     assert.deepEqual(seen.withoutOrt, { space: "hash-ngram:v1:512", said: true });
-    assert.match(seen.withOrt, /^onnx\/tiny@[0-9a-f]{12}:v1:2$/);
+    assert.match(seen.withOrt, /^onnx\/tiny@[0-9a-f]{12}:v2-mean:2$/);
   } finally {
     await Deno.remove(place, { recursive: true });
   }
