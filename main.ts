@@ -68,7 +68,7 @@ import {
   stopCommand,
   stopSignals,
 } from "./plugins/mod.ts";
-import { serveWeb, webAddress } from "./web/mod.ts";
+import { openWebHub, serveWeb, webAddress } from "./web/mod.ts";
 
 const usageText = () =>
   `Usage: ${cli} <command> [options]
@@ -242,6 +242,8 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
   notices.attach(kernel.agent);
   stack.use(await memory.upkeep.attach(kernel)); // the text log of every turn, the heartbeats
   memory.startReembedding();
+  // The page's live stream and its `web` channel, there before a plugin can send to it.
+  const { hub } = stack.use(openWebHub(kernel.agent, systemClock));
   const plugins = stack.use(
     await startPlugins({
       ...base,
@@ -263,10 +265,10 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
   if (flags.failback) {
     notices.send("failback_boot", "guard", failbackNotice(guard.state, plugins.leftOut));
   }
-  const { context, documents, upkeep: { knowledge }, media } = memory;
-  const views = { graph, context, documents, knowledge, media };
+  const { context, documents, upkeep: { knowledge, textLog: history }, media } = memory;
+  const views = { history, graph, context, documents, knowledge, media };
   const web = stack.use(
-    serveWeb({ ...base, address, kernel, plugins, memory: views, providers, usage }),
+    serveWeb({ ...base, address, hub, kernel, plugins, memory: views, providers, usage }),
   );
   await claim.announce();
   console.log(web.url);

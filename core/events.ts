@@ -44,6 +44,20 @@ export type KernelEvent =
     /** Stored images attached to the reply. */
     media?: MediaRef[];
   }
+  /**
+   * An input was accepted or refused (its reply follows as `output`). Consolidation work and
+   * ephemeral inputs (the OpenAI-compatible endpoint unless asked to remember) are not published.
+   */
+  | {
+    type: "input";
+    turnId: string;
+    source: string;
+    channel: string;
+    sender?: string;
+    text: string;
+    level: number;
+    receivedAt: number;
+  }
   | { type: "status"; state: "idle" | "busy"; pending: number }
   /** A non-terminal message about input `turnId` ("busy, please wait"); its reply is still owed. */
   | { type: "notice"; turnId: string; channel: string; text: string }

@@ -41,6 +41,7 @@ export * from "./memory/graph_store.ts";
 export * from "./memory/heartbeat.ts";
 export * from "./memory/consolidation.ts";
 export * from "./memory/knowledge.ts";
+export type * from "./memory/conversation.ts";
 export * from "./memory/graph_tools.ts";
 export * from "./memory/social_tools.ts";
 export * from "./llm/usage.ts";

@@ -111,7 +111,11 @@ export async function openUpkeep(options: UpkeepOptions): Promise<Upkeep> {
     tools: () => tools,
     async attach(kernel) {
       if (heartbeat) throw new TypeError("Cannot attach the memory upkeep twice");
-      detach = kernel.stages.register("after_output", textLog.stageHandler(), { plugin: "core" });
+      const logTurn = textLog.stageHandler();
+      const detachers = (["after_toolcall", "after_output"] as const).map((stage) =>
+        kernel.stages.register(stage, logTurn, { plugin: "core" })
+      );
+      detach = () => detachers.forEach((d) => d());
       maintenance = new GraphMaintenanceDb({ path: paths.graphDb, graph: options.graph });
       heartbeat = await startMemoryHeartbeat({
         ...options,

@@ -11,7 +11,7 @@ import { LoginGate, rebindingRefusal } from "./auth.ts";
 import { mountLogin, tokenAuth, type WebEnv } from "./_login.ts";
 import { EventHub, sseBody } from "./event_hub.ts";
 import type { WebDeps } from "./ports.ts";
-import { apiError, errorResponse, HttpError, parseBody } from "./_http.ts";
+import { apiError, errorResponse, HttpError, notWired, parseBody } from "./_http.ts";
 import { mountDashboard, UPLOAD_PATH } from "./_dashboard.ts";
 import { mountOpenAI, openAIError } from "./openai.ts";
 import { mountPluginRoutes } from "./_plugin_routes.ts";
@@ -128,6 +128,23 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
   });
 
   app.post("/api/v1/chat/stop", (c) => c.json(deps.chat.stop()));
+
+  app.get("/api/v1/chat/history", async (c) => {
+    if (!deps.history) throw notWired("conversation history");
+    const limit = Number(c.req.query("limit") ?? 30);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
+      throw new HttpError(400, "bad_request", "limit must be an integer from 1 to 200");
+    }
+    const query = (name: string) => c.req.query(name)?.slice(0, 500) || undefined;
+    return c.json(
+      await deps.history.history({
+        limit,
+        before: query("before"),
+        query: query("q"),
+        channel: query("channel"),
+      }),
+    );
+  });
 
   app.get("/api/v1/chat/events", (c) => {
     const client = hub.connect(c.req.header("last-event-id") ?? c.req.query("lastEventId"));

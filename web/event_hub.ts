@@ -7,6 +7,7 @@ import type { Clock, KernelEvent, TimerHandle } from "../core/mod.ts";
 
 /** Kernel events the page sees; `custom` events stay inside the daemon. */
 const FORWARDED = new Set<string>([
+  "input",
   "agent_llm_chain",
   "content_delta",
   "reasoning_delta",
@@ -20,7 +21,23 @@ const FORWARDED = new Set<string>([
   "provider_fallback",
   "plugin_crashed",
   "stage_breaker",
+  "kernel_notice",
+  "owner_question",
+  "owner_answered",
+  "web_message",
 ]);
+
+/** The web plugin's own event: a message sent to the `web` output channel (not a reply). */
+export interface WebMessageEvent {
+  type: "web_message";
+  text: string;
+  /** The payload type the sender named (text, file, …). */
+  kind: string;
+  at: number;
+}
+
+/** What the hub carries: kernel events and the web plugin's own. */
+export type HubEvent = KernelEvent | WebMessageEvent;
 
 /** One message for a client: a numbered event, or the hub's own `sync_required` / `ping`. */
 export interface HubMessage {
@@ -158,8 +175,8 @@ export class EventHub {
     return this.#clients.size;
   }
 
-  /** Take one kernel event (the EventBus subscriber). Never throws, never waits. */
-  publish(event: KernelEvent): void {
+  /** Take one event (the EventBus subscriber). Never throws, never waits. */
+  publish(event: HubEvent): void {
     if (!FORWARDED.has(event.type)) return;
     const numbered = message(event.type, JSON.stringify(event), ++this.#lastId);
     this.#ring.push(numbered);

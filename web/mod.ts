@@ -17,7 +17,21 @@ export {
   sameToken,
   SESSION_COOKIE,
 } from "./auth.ts";
-export { EventHub, type EventHubOptions, HubClient, type HubMessage } from "./event_hub.ts";
+export {
+  EventHub,
+  type EventHubOptions,
+  HubClient,
+  type HubEvent,
+  type HubMessage,
+  type WebMessageEvent,
+} from "./event_hub.ts";
+export {
+  openWebHub,
+  WEB_CHANNEL,
+  type WebHub,
+  webOutputChannel,
+  type WebOutputChannelOptions,
+} from "./channel.ts";
 export {
   inputText,
   mountOpenAI,

@@ -6,6 +6,7 @@
 import type {
   Clock,
   ConfigEntry,
+  ConversationHistory,
   GraphEntity,
   GraphRecall,
   GraphRelation,
@@ -50,6 +51,9 @@ export interface ChatPort {
   /** The owner's stop: cancel the running turn; waiting inputs are answered "stopped". */
   stop(): { wasRunning: boolean };
 }
+
+/** The conversation across every channel, from the text log: pages go backwards in time. */
+export type HistoryPort = ConversationHistory;
 
 /** The kernel's event bus, subscribe-only: returns the unsubscribe function. */
 export type EventsPort = (handler: (event: KernelEvent) => void) => () => void;
@@ -238,6 +242,8 @@ export interface WebDeps {
   status(): unknown;
   chat: ChatPort;
   events: EventsPort;
+  /** The conversation history; absent: 501. */
+  history?: HistoryPort;
   settings?: SettingsPort;
   memory?: MemoryPort;
   knowledge?: KnowledgePort;

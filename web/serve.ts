@@ -20,8 +20,15 @@ import {
 } from "../core/mod.ts";
 import { createApp } from "./app.ts";
 import { bindRefusal, isLoopbackHost } from "./auth.ts";
-import { EventHub } from "./event_hub.ts";
-import type { AgentsPort, McpPort, PluginsPort, SkillsPort, SourceView } from "./ports.ts";
+import type { EventHub } from "./event_hub.ts";
+import type {
+  AgentsPort,
+  HistoryPort,
+  McpPort,
+  PluginsPort,
+  SkillsPort,
+  SourceView,
+} from "./ports.ts";
 import {
   agentChatPort,
   agentEventsPort,
@@ -99,7 +106,11 @@ export interface ServeWebOptions {
     mcpHttp?: McpPort & { close(): Promise<void> };
     skills?: SkillsPort;
   };
+  /** The live stream (openWebHub); closed before the server, so open event streams end. */
+  hub: EventHub;
   memory: {
+    /** The conversation the chat shows (the text log). */
+    history: HistoryPort;
     graph: GraphStore;
     context: RelevanceContext;
     documents: DocumentSource;
@@ -122,9 +133,7 @@ export interface WebServer extends AsyncDisposable {
 export function serveWeb(options: ServeWebOptions): WebServer {
   const { clock, memory, address, providers, usage } = options;
   const { agent } = options.kernel;
-  // The hub is closed before the server, so open event streams end and shutdown can finish.
-  const hub = new EventHub({ clock });
-  const unsubscribe = agent.events.subscribe("*", (event) => hub.publish(event));
+  const { hub } = options;
   const app = createApp({
     token: address.token,
     clock,
@@ -132,6 +141,7 @@ export function serveWeb(options: ServeWebOptions): WebServer {
     status: () => options.plugins.status(),
     chat: agentChatPort(agent),
     events: agentEventsPort(agent),
+    history: memory.history,
     settings: registrySettingsPort(options.config),
     memory: memoryPort({
       graph: memory.graph,
@@ -159,8 +169,6 @@ export function serveWeb(options: ServeWebOptions): WebServer {
       (request, info) => app.fetch(request, { remoteAddr: info.remoteAddr }),
     );
   } catch (error) {
-    unsubscribe();
-    hub.close();
     const hint = error instanceof Deno.errors.AddrNotAvailable
       ? "; pass --host (or set core.web.host) to an address of this machine"
       : "";
@@ -175,8 +183,7 @@ export function serveWeb(options: ServeWebOptions): WebServer {
     url: `http://${shown}:${server.addr.port}/?token=${address.token}`,
     port: server.addr.port,
     async [Symbol.asyncDispose]() {
-      unsubscribe();
-      hub.close();
+      hub.close(); // open event streams end, so shutdown can finish
       await options.plugins.mcpHttp?.close();
       await server.shutdown();
     },

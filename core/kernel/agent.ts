@@ -9,7 +9,7 @@ import { type RegisteredTool, ToolRegistry } from "./tools.ts";
 import { Cap, type OutputChannel, type OutputMessage, OutputRegistry } from "./output.ts";
 import { type ContextWindow, RecentContext } from "../prompt/context.ts";
 import type { InjectOptions, Input, PriorityLevel, Reply } from "../input.ts";
-import { type LlmCaller, runTurn, type TurnSettings } from "./turn.ts";
+import { EPHEMERAL_META, type LlmCaller, runTurn, type TurnSettings } from "./turn.ts";
 import { Scheduler, type SchedulerSnapshot } from "./scheduler.ts";
 import { EventLoop, type StopResult } from "./event_loop.ts";
 import type { TurnControl } from "./turn_control.ts";
@@ -353,6 +353,7 @@ export class Agent {
     };
     if (options.onReply) this.#replyTo.set(input.id, options.onReply);
     if (options.onNotice) this.#noticeTo.set(input.id, options.onNotice);
+    if (!consolidation && input.meta[EPHEMERAL_META] !== true) this.#publishInput(input);
     const reason = this.#refusing
       ? "The agent is shutting down."
       : !this.#loop.submit(input, input.priority, options.signal)
@@ -482,6 +483,20 @@ export class Agent {
           error: errorMessage(error),
         })
       );
+  }
+
+  /** Before the scheduler sees it, so every page shows the input ahead of its turn's events. */
+  #publishInput(input: Input): void {
+    this.events.publish({
+      type: "input",
+      turnId: input.id,
+      source: input.source,
+      channel: input.channel,
+      ...(input.sender === undefined ? {} : { sender: input.sender }),
+      text: input.text,
+      level: input.priority,
+      receivedAt: input.receivedAt,
+    });
   }
 
   #publishStatus(): void {

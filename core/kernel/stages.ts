@@ -1,5 +1,5 @@
 /** StageHost: the seven pipeline stages and their concurrently run handlers. */
-import type { EventBus, StageName } from "../events.ts";
+import type { EventBus, ReplyStatus, StageName } from "../events.ts";
 import type { ToolCall } from "../llm/provider.ts";
 import type { ToolResult } from "./tools.ts";
 import type { Input } from "../input.ts";
@@ -51,6 +51,8 @@ export interface StageContext {
   toolResult?: ToolResult;
   /** before_output: the final text, which handlers may rewrite. after_output: read only. */
   output?: string;
+  /** after_output: how the turn ended. */
+  status?: ReplyStatus;
   /** Free-form data shared between handlers of one turn. */
   readonly shared: Map<string, unknown>;
 }

@@ -184,7 +184,7 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
     reply = failureReply(input, error, signal, deps.logger);
   }
   deps.events.publish({ type: "stage", turnId: input.id, stage: "after_output" });
-  await deps.stages.run(stage("after_output", { output: reply.text }));
+  await deps.stages.run(stage("after_output", { output: reply.text, status: reply.status }));
   return reply;
 }
 

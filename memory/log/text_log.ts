@@ -7,6 +7,10 @@
 import { join } from "node:path";
 import {
   type Clock,
+  type ConversationHistory,
+  type ConversationPage,
+  type ConversationQuery,
+  type ConversationTurn,
   EPHEMERAL_META,
   errorMessage,
   type Logger,
@@ -14,21 +18,19 @@ import {
   type StageContext,
   type StageHandler,
 } from "../../core/mod.ts";
+import { parseTurn, readHistory } from "./history.ts";
+import { fileName, listLogFiles, parseStart } from "./_files.ts";
 
-/** One turn as the text log keeps it. */
-export interface TextTurn {
-  turnId: string;
-  source: string;
-  channel: string;
-  /** Who spoke, when the channel knows. */
-  sender?: string;
-  input: string;
-  reply: string;
-  /** When the input arrived (ms). */
-  inputAt: number;
-  /** When the reply was written (ms). */
-  replyAt: number;
-}
+export { listLogFiles } from "./_files.ts";
+
+/** One turn as the text log keeps it (one JSON line). */
+export type TextTurn = ConversationTurn;
+
+/** Longest message kept of one `output_send__*` call. */
+const SENT_CHARS = 20_000;
+/** Most tool calls kept for one turn. */
+const TOOLS_KEPT = 200;
+const SHARED_KEY = "text_log.turn";
 
 /** Where a reader stopped: a file of memory/text/ and the byte offset after its last whole line. */
 export interface TextWatermark {
@@ -48,12 +50,11 @@ export interface TextLogOptions {
   maxBytes?: number;
 }
 
-const FILE = /^(\d{8}T\d{9}Z)\.jsonl$/;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** The JSONL conversation log. Appends are serialised; each is durable when it resolves. */
-export class TextLog {
+export class TextLog implements ConversationHistory {
   #o: TextLogOptions;
   #logger: Logger;
   #file?: Deno.FsFile;
@@ -84,14 +85,17 @@ export class TextLog {
   }
 
   /**
-   * A stage handler for `after_output` that logs the turn; consolidation turns and ephemeral
-   * ones (the OpenAI-compatible endpoint unless asked to remember) are left out.
+   * A stage handler for `after_toolcall` (it notes the tools a turn calls and what it sends
+   * through output channels) and `after_output` (it logs the turn). Consolidation turns and
+   * ephemeral ones (the OpenAI-compatible endpoint unless asked to remember) are left out.
    */
   stageHandler(): StageHandler {
     return (context: StageContext) => {
-      if (context.stage !== "after_output" || context.input.consolidation) return;
-      if (context.input.meta[EPHEMERAL_META] === true) return;
+      if (context.input.consolidation || context.input.meta[EPHEMERAL_META] === true) return;
+      if (context.stage === "after_toolcall") return noteToolCall(context);
+      if (context.stage !== "after_output") return;
       const input = context.input;
+      const noted = context.shared.get(SHARED_KEY) as Noted | undefined;
       this.append({
         turnId: input.id,
         source: input.source,
@@ -101,6 +105,9 @@ export class TextLog {
         reply: context.output ?? "",
         inputAt: input.receivedAt,
         replyAt: this.#o.clock.now(),
+        ...(context.status && context.status !== "ok" ? { status: context.status } : {}),
+        ...(noted && noted.tools.length > 0 ? { tools: noted.tools } : {}),
+        ...(noted && noted.sent.length > 0 ? { sent: noted.sent } : {}),
       }).catch((error) =>
         this.#logger.error("Cannot append to the text log", {
           turnId: input.id,
@@ -108,6 +115,12 @@ export class TextLog {
         })
       );
     };
+  }
+
+  /** Turns newest first, a page at a time (see readHistory). */
+  async history(query: ConversationQuery = {}): Promise<ConversationPage> {
+    await this.#writing;
+    return await readHistory(this.#o.dir, query, this.#logger);
   }
 
   /** Turns after `since` (all when absent), oldest first, and the watermark after the last one. */
@@ -181,49 +194,26 @@ export class TextLog {
   }
 
   #parse(file: string, text: string): TextTurn[] {
-    const turns: TextTurn[] = [];
-    for (const line of text.split("\n")) {
-      if (line.trim() === "") continue;
-      try {
-        const value = JSON.parse(line) as Partial<TextTurn>;
-        if (typeof value.turnId === "string" && typeof value.input === "string") {
-          turns.push(value as TextTurn);
-          continue;
-        }
-      } catch {
-        // fall through to the warning
-      }
-      this.#logger.warn("Skipping an unreadable text log line", { file, line: line.slice(0, 80) });
-    }
-    return turns;
+    return text.split("\n").flatMap((line) => parseTurn(line, file, this.#logger) ?? []);
   }
 }
 
-/** The log files of `dir`, oldest first (names sort by their start time). */
-export async function listLogFiles(dir: string): Promise<string[]> {
-  const names: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(dir)) {
-      if (entry.isFile && FILE.test(entry.name)) names.push(entry.name);
-    }
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+interface Noted {
+  tools: { name: string; ok: boolean }[];
+  sent: { channel: string; text: string }[];
+}
+
+function noteToolCall(context: StageContext): void {
+  const call = context.toolCall;
+  if (!call) return;
+  let noted = context.shared.get(SHARED_KEY) as Noted | undefined;
+  if (!noted) context.shared.set(SHARED_KEY, noted = { tools: [], sent: [] });
+  const ok = context.toolResult?.isError !== true;
+  if (noted.tools.length < TOOLS_KEPT) noted.tools.push({ name: call.call.name, ok });
+  const channel = /^output_send__([a-z0-9_]+)$/.exec(call.call.name)?.[1];
+  if (channel && ok && typeof call.args.payload === "string" && noted.sent.length < TOOLS_KEPT) {
+    noted.sent.push({ channel, text: call.args.payload.slice(0, SENT_CHARS) });
   }
-  return names.sort();
-}
-
-/** `20260101T000000000Z.jsonl` for a start time. */
-function fileName(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:.]/g, "") + ".jsonl";
-}
-
-function parseStart(name: string): number | undefined {
-  const stamp = FILE.exec(name)?.[1];
-  if (!stamp) return undefined;
-  const iso = `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T` +
-    `${stamp.slice(9, 11)}:${stamp.slice(11, 13)}:${stamp.slice(13, 15)}.${stamp.slice(15, 18)}Z`;
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? undefined : ms;
 }
 
 async function endsWithNewline(path: string): Promise<boolean> {
