@@ -17,9 +17,9 @@ import { mountOpenAI, openAIError } from "./openai.ts";
 import { mountPluginRoutes } from "./_plugin_routes.ts";
 import { mountSkills } from "./_skills.ts";
 import { MEDIA_PATH, mountMedia, refsOf } from "./_media.ts";
-// Embedded as text so one compiled binary carries the page (rebuild with `deno task build:web`).
+import { mountAssets } from "./_assets.ts";
+// Embedded as text so one compiled binary carries the page.
 import INDEX_HTML from "./ui/index.html" with { type: "text" };
-import APP_JS from "./ui/dist/app.js" with { type: "text" };
 
 /** Request bodies above this are refused with 413 (plugin uploads have their own limit). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -68,11 +68,7 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
   app.get("/healthz", (c) => c.json({ ok: true }));
   mountLogin(app, { gate, indexHtml: INDEX_HTML });
 
-  app.get("/assets/app.js", (c) => {
-    c.header("content-type", "text/javascript; charset=utf-8");
-    c.header("cache-control", "no-cache");
-    return c.body(APP_JS);
-  });
+  mountAssets(app);
 
   const auth = tokenAuth(gate);
   app.use("/api/*", auth);

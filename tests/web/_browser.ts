@@ -2,6 +2,7 @@
 import { type Browser, chromium } from "playwright-core";
 import { RecentContext } from "../../core/mod.ts";
 import { GraphDB } from "../../memory/mod.ts";
+import { TextLog } from "../../memory/log/text_log.ts";
 import {
   agentChatPort,
   agentEventsPort,
@@ -9,6 +10,7 @@ import {
   EventHub,
   memoryPort,
   registrySettingsPort,
+  webOutputChannel,
 } from "../../web/mod.ts";
 import { systemClock } from "../../adapters/mod.ts";
 import { type FakeLLMServer, startFakeOpenAI } from "../fixtures/fake_llm.ts";
@@ -45,15 +47,24 @@ export interface ServedApp extends AsyncDisposable {
   llm: FakeLLMServer;
   kernel: TestKernel;
   graph: GraphDB;
+  /** The text log every turn is written to (the chat's history). */
+  log: TextLog;
 }
 
 /** Serve the app on a free port. */
-export function serveApp(): ServedApp {
+export async function serveApp(): Promise<ServedApp> {
   const llm = startFakeOpenAI();
   const kernel = createTestKernel({ sources: [{ name: "fake", server: llm }] });
   const graph = GraphDB.open({ path: ":memory:", clock: systemClock });
+  const logDir = await Deno.makeTempDir({ prefix: "homeagent-browser-log-" });
+  const log = await TextLog.open({ dir: logDir, clock: systemClock });
+  const logTurn = log.stageHandler();
+  for (const stage of ["after_toolcall", "after_output"] as const) {
+    kernel.agent.stages.register(stage, logTurn, { plugin: "core" });
+  }
   const hub = new EventHub({ clock: systemClock });
   const unsubscribe = kernel.agent.events.subscribe("*", (e) => hub.publish(e));
+  kernel.agent.outputs.register(webOutputChannel({ hub, clock: systemClock }));
   const app = createApp({
     token: TOKEN,
     clock: systemClock,
@@ -70,6 +81,8 @@ export function serveApp(): ServedApp {
     }),
     chat: agentChatPort(kernel.agent),
     events: agentEventsPort(kernel.agent),
+    history: log,
+    questions: kernel.agent.questions,
     settings: registrySettingsPort(kernel.config.registry),
     memory: memoryPort({
       graph,
@@ -99,11 +112,14 @@ export function serveApp(): ServedApp {
     llm,
     kernel,
     graph,
+    log,
     async [Symbol.asyncDispose]() {
       unsubscribe();
       hub.close();
       await server.shutdown();
       await kernel[Symbol.asyncDispose]();
+      await log.close();
+      await Deno.remove(logDir, { recursive: true });
       graph.close();
       await llm.close();
     },
@@ -121,7 +137,7 @@ export function browserTest(
     sanitizeOps: false,
     async fn() {
       await Deno.mkdir(ARTIFACTS, { recursive: true });
-      await using served = serveApp();
+      await using served = await serveApp();
       const browser = await launchChromium();
       try {
         await body(browser, served);

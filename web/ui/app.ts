@@ -1,9 +1,15 @@
-/** The dashboard page: login, chat, memory, knowledge, settings, plugins, LLM sources, residents. */
+/**
+ * The page: login, then the shell (a side bar on wide screens, a strip on phones) around the
+ * chat and the dashboard's views. Esc stops a running turn from anywhere on the page.
+ */
 import { h, render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, authed, messageOf } from "./_api.ts";
-import { lang, t, type TextKey, toggleLang, waitText } from "./_i18n.ts";
-import { ChatView, connectEvents, kernelState } from "./_chat.ts";
+import { lang, t, type TextKey, toggleLang } from "./_i18n.ts";
+import { ChatView } from "./_chat.ts";
+import { busy, kernelState, live, stopTurn } from "./_chat_store.ts";
+import { connectEvents, questions } from "./_live.ts";
+import { Login } from "./_login_form.ts";
 import { MemoryView } from "./_memory.ts";
 import { AgentsView, KnowledgeView, LlmView, PluginsView, SettingsView } from "./_panels.ts";
 import { SkillsView } from "./_skills.ts";
@@ -12,98 +18,73 @@ const VIEWS = {
   chat: ChatView,
   memory: MemoryView,
   knowledge: KnowledgeView,
-  settings: SettingsView,
   plugins: PluginsView,
   skills: SkillsView,
   llm: LlmView,
   agents: AgentsView,
+  settings: SettingsView,
 } as const;
 type View = keyof typeof VIEWS;
 
-/** Text with `command` spans shown as code, as the UI strings write them. */
-function rich(text: string) {
-  return text.split("`").map((part, i) => i % 2 === 1 ? h("code", { key: i }, part) : part);
-}
-
-/** Why the login form is shown: what the server said about a login link or the last try. */
-type Notice =
-  | { kind: "none" }
-  | { kind: "wrong" | "link_wrong" | "cross_site" }
-  | { kind: "throttled"; seconds: number };
-
-/** The notice the server put on the page for a failed `/?token=` link, once. */
-function noticeFromPage(): Notice {
-  const { login, retryAfter } = document.body.dataset;
-  if (login === undefined) return { kind: "none" };
-  history.replaceState(null, "", "/"); // the failed token leaves the address bar
-  if (login === "throttled") return { kind: "throttled", seconds: Number(retryAfter) || 60 };
-  return { kind: login === "cross_site" ? "cross_site" : "link_wrong" };
-}
-
-function noticeText(notice: Notice): string {
-  switch (notice.kind) {
-    case "none":
-      return "";
-    case "wrong":
-      return t("badToken");
-    case "link_wrong":
-      return t("loginLinkWrong");
-    case "cross_site":
-      return t("loginCrossSite");
-    case "throttled":
-      return t("tooMany", { minutes: waitText(notice.seconds) });
-  }
-}
-
-const pageNotice = noticeFromPage();
-
-function Login() {
-  const [token, setToken] = useState("");
-  const [notice, setNotice] = useState<Notice>(pageNotice);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const response = await fetch("/login", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ token }),
-    });
-    if (response.ok) authed.value = true;
-    else if (response.status === 429) {
-      const seconds = Number(response.headers.get("retry-after")) || 60;
-      setNotice({ kind: "throttled", seconds });
-    } else setNotice({ kind: "wrong" });
-  };
-  const text = noticeText(notice);
-  return h(
-    "form",
-    { id: "login", class: "login stack", onSubmit: submit },
-    h("h2", null, t("loginTitle")),
-    h("p", { class: "hint" }, rich(t("loginHint"))),
-    h("input", {
-      id: "token",
-      type: "password",
-      autocomplete: "current-password",
-      placeholder: t("token"),
-      value: token,
-      onInput: (e: Event) => setToken((e.target as HTMLInputElement).value),
-    }),
-    h("button", { type: "submit" }, t("login")),
-    text && h("div", { class: "error", "data-notice": notice.kind }, rich(text)),
-  );
-}
-
 function viewFromHash(): View {
-  const name = location.hash.slice(1);
+  const name = location.hash.slice(1).split("/")[0]!;
   return name in VIEWS ? name as View : "chat";
 }
 
-function App() {
+function Header() {
+  const state = kernelState.value.state;
+  return h(
+    "header",
+    { class: "top" },
+    h("a", { href: "#main", class: "skip" }, t("skipToContent")),
+    h("h1", null, h("img", { src: "/favicon.svg", alt: "", width: 22, height: 22 }), t("title")),
+    authed.value === true && h(
+      "span",
+      { id: "state", class: `state ${live.value ? state : "offline"}`, role: "status" },
+      live.value ? t(state === "busy" ? "busy" : "idle") : t("offline"),
+    ),
+    h("button", {
+      id: "lang",
+      class: "small",
+      lang: lang.value === "zh" ? "en" : "zh-CN",
+      onClick: toggleLang,
+    }, lang.value === "zh" ? "English" : "中文"),
+  );
+}
+
+function Nav({ view }: { view: View }) {
+  return h(
+    "nav",
+    { class: "tabs", "aria-label": t("menu") },
+    (Object.keys(VIEWS) as View[]).map((k) =>
+      h(
+        "a",
+        {
+          key: k,
+          href: "#" + k,
+          id: "tab-" + k,
+          class: view === k ? "on" : "",
+          "aria-current": view === k ? "page" : undefined,
+        },
+        t(k as TextKey),
+        k === "chat" && questions.value.length > 0 &&
+          h("span", { class: "count", "aria-label": t("questions") }, questions.value.length),
+      )
+    ),
+  );
+}
+
+function useHashView(): View {
   const [view, setView] = useState<View>(viewFromHash());
   useEffect(() => {
     const onHash = () => setView(viewFromHash());
     addEventListener("hashchange", onHash);
     return () => removeEventListener("hashchange", onHash);
   }, []);
+  return view;
+}
+
+function useSession() {
   useEffect(() => {
     if (authed.value === undefined) {
       api("/api/v1/status").then(() => authed.value = true, (e) => {
@@ -113,43 +94,31 @@ function App() {
     if (authed.value !== undefined) document.body.dataset.ready = "1";
     if (authed.value !== true) return;
     const source = connectEvents();
-    return () => source.close();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && !e.defaultPrevented && busy()) stopTurn();
+    };
+    addEventListener("keydown", onKey);
+    return () => {
+      source.close();
+      removeEventListener("keydown", onKey);
+    };
   }, [authed.value]);
+}
+
+function App() {
+  const view = useHashView();
+  useSession();
   void lang.value; // re-render on language change
-  const header = h(
-    "header",
-    null,
-    h("h1", null, t("title")),
-    authed.value === true &&
-      h(
-        "span",
-        { id: "state", class: `state ${kernelState.value.state}` },
-        t(kernelState.value.state === "busy" ? "busy" : "idle"),
-      ),
-    h(
-      "button",
-      { id: "lang", class: "small", onClick: toggleLang },
-      lang.value === "zh" ? "EN" : "中文",
-    ),
-  );
-  if (authed.value === undefined) return h("div", null, header);
-  if (authed.value === false) return h("div", null, header, h(Login, null));
+  if (authed.value === undefined) return h("div", { class: "app" }, h(Header, null));
+  if (authed.value === false) {
+    return h("div", { class: "app" }, h(Header, null), h("main", { id: "main" }, h(Login, null)));
+  }
   return h(
     "div",
-    { class: "app" },
-    header,
-    h(
-      "nav",
-      { class: "tabs" },
-      (Object.keys(VIEWS) as View[]).map((k) =>
-        h(
-          "a",
-          { key: k, href: "#" + k, id: "tab-" + k, class: view === k ? "on" : "" },
-          t(k as TextKey),
-        )
-      ),
-    ),
-    h("main", null, h(VIEWS[view], null)),
+    { class: `app shell view-${view}` },
+    h(Header, null),
+    h(Nav, { view }),
+    h("main", { id: "main", tabIndex: -1 }, h(VIEWS[view], null)),
   );
 }
 
