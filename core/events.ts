@@ -5,15 +5,29 @@ import type { Logger } from "./ports.ts";
 import type { OwnerAnswer, OwnerQuestion } from "./kernel/questions.ts";
 import { errorMessage } from "./errors.ts";
 
-/** Pipeline phases, published as `stage` events while a turn runs. */
-export type StageName =
-  | "on_input"
-  | "pre_action"
-  | "post_action"
-  | "before_toolcall"
-  | "after_toolcall"
-  | "before_output"
-  | "after_output";
+/**
+ * The pipeline's stages, in order; each is published as a `stage` event while a turn runs.
+ * The one definition: the plugin protocol (plugins/sdk/protocol.ts) restates the names on the
+ * wire, because an SDK imports nothing outside itself, and plugins/host/stage_wire.ts makes a
+ * difference between the two a type error.
+ */
+export const STAGES = [
+  "on_input",
+  "pre_action",
+  "post_action",
+  "before_toolcall",
+  "after_toolcall",
+  "before_output",
+  "after_output",
+] as const;
+
+/** A pipeline stage's name. */
+export type StageName = typeof STAGES[number];
+
+/** Whether `name` names a stage (a name from a plugin, checked before use). */
+export function isStageName(name: unknown): name is StageName {
+  return (STAGES as readonly unknown[]).includes(name);
+}
 
 /** Every event the kernel publishes. `turnId` ties an event to the input that caused it. */
 export type KernelEvent =

@@ -29,6 +29,7 @@ export * from "./config/registry.ts";
 export * from "./config/core_defaults.ts";
 export * from "./config/memory_defaults.ts";
 export * from "./llm/manager.ts";
+export * from "./llm/call.ts";
 export * from "./prompt/relevance_context.ts";
 export * from "./memory/documents.ts";
 export * from "./memory/graph_overlay.ts";

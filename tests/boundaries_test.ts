@@ -1,6 +1,7 @@
 /**
  * Keeps the house plan honest (DESIGN.md §1, STYLE.md): arrows point down only, core/ does no
- * IO, and other folders import a module through its mod.ts.
+ * IO, other folders import a module through its mod.ts, the plugin SDK stands alone, and no
+ * import circle exists anywhere.
  */
 import assert from "node:assert/strict";
 import { dirname, join, relative, resolve } from "node:path";
@@ -66,6 +67,19 @@ Deno.test("Module imports point down only and cross modules through mod.ts", asy
   assert.deepEqual(problems, []);
 });
 
+Deno.test("plugins/sdk/ imports nothing outside itself (plugins run with only it readable)", async () => {
+  const sdk = join(ROOT, "plugins", "sdk");
+  const problems: string[] = [];
+  for await (const file of sourceFiles(sdk)) {
+    for (const specifier of imports(await Deno.readTextFile(file))) {
+      const inside = specifier.startsWith(".") &&
+        !relative(sdk, resolve(dirname(file), specifier)).startsWith("..");
+      if (!inside) problems.push(`${relative(ROOT, file)} imports "${specifier}"`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
 Deno.test("core/ does no IO of its own", async () => {
   const forbidden = [
     /\bDeno\./,
@@ -86,4 +100,45 @@ Deno.test("core/ does no IO of its own", async () => {
     });
   }
   assert.deepEqual(problems, []);
+});
+
+/** Every relative import of every source file (type-only ones too), as absolute paths. */
+async function importGraph(): Promise<Map<string, string[]>> {
+  const graph = new Map<string, string[]>();
+  const files = [join(ROOT, "main.ts")];
+  for (const module of MODULES) {
+    for await (const file of sourceFiles(join(ROOT, module))) {
+      if (!file.includes("/assembly/")) files.push(file);
+    }
+  }
+  for (const file of files) {
+    const specifiers = imports(await Deno.readTextFile(file)).filter((s) => s.startsWith("."));
+    graph.set(file, specifiers.map((s) => resolve(dirname(file), s)));
+  }
+  return graph;
+}
+
+/** Each circle found by a depth-first walk, as `a.ts → b.ts → a.ts`. */
+function circles(graph: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    const at = path.indexOf(file);
+    if (at >= 0) {
+      found.push([...path.slice(at), file].map((f) => relative(ROOT, f)).join(" → "));
+      return;
+    }
+    if (done.has(file) || !graph.has(file)) return;
+    path.push(file);
+    for (const next of graph.get(file)!) visit(next);
+    path.pop();
+    done.add(file);
+  };
+  for (const file of graph.keys()) visit(file);
+  return found;
+}
+
+Deno.test("No source file imports itself through a circle of imports", async () => {
+  assert.deepEqual(circles(await importGraph()), []);
 });

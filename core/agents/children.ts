@@ -5,7 +5,7 @@
  */
 import { Agent, type KernelConfig } from "../kernel/agent.ts";
 import type { Clock, Logger } from "../ports.ts";
-import type { LlmCaller } from "../kernel/turn.ts";
+import type { LlmCaller } from "../llm/call.ts";
 import type { RegisteredTool, ToolResult } from "../kernel/tools.ts";
 import type { Reply } from "../input.ts";
 

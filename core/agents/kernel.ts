@@ -4,7 +4,7 @@
  * through and reclaim into the graph tier through the GraphMemory port.
  */
 import { Agent } from "../kernel/agent.ts";
-import type { LlmCaller } from "../kernel/turn.ts";
+import type { LlmCaller } from "../llm/call.ts";
 import type { RegisteredTool } from "../kernel/tools.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { Input } from "../input.ts";

@@ -1,5 +1,5 @@
 /** StageHost: the seven pipeline stages and their concurrently run handlers. */
-import type { EventBus, ReplyStatus, StageName } from "../events.ts";
+import { type EventBus, isStageName, type ReplyStatus, type StageName } from "../events.ts";
 import type { ToolCall } from "../llm/provider.ts";
 import type { ToolResult } from "./tools.ts";
 import type { Input } from "../input.ts";
@@ -8,17 +8,6 @@ import { errorMessage } from "../errors.ts";
 import { type BreakerChange, StageBreaker, type StageBreakerOptions } from "./stage_breaker.ts";
 
 export type { StageBreakerOptions } from "./stage_breaker.ts";
-
-/** Every stage, in pipeline order. */
-export const STAGES: readonly StageName[] = [
-  "on_input",
-  "pre_action",
-  "post_action",
-  "before_toolcall",
-  "after_toolcall",
-  "before_output",
-  "after_output",
-];
 
 /** The call a before/after_toolcall stage sees; `args` may be rewritten by before_toolcall. */
 export interface StageToolCall {
@@ -114,7 +103,7 @@ export class StageHost {
     handler: StageHandler,
     options: { plugin: string; scope?: StageScope },
   ): () => void {
-    if (!STAGES.includes(stage)) throw new TypeError(`Unknown stage "${stage}"`);
+    if (!isStageName(stage)) throw new TypeError(`Unknown stage "${stage}"`);
     const scope = options.scope ?? "global";
     if (scope === "own_tools" && !TOOL_STAGES.has(stage)) {
       throw new TypeError(

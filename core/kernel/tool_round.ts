@@ -1,16 +1,24 @@
 /** One round of tool calls inside a turn: before_toolcall → execute → after_toolcall per call. */
-import type { StageName } from "../events.ts";
+import type { EventBus, StageName } from "../events.ts";
 import type { ToolCall } from "../llm/provider.ts";
 import type { Input } from "../input.ts";
 import type { StageContext } from "./stages.ts";
 import { executeTool, parseToolArguments, type RegisteredTool, type ToolResult } from "./tools.ts";
-import type { TurnDeps } from "./turn.ts";
+import type { Clock, Logger } from "../ports.ts";
 import { errorMessage } from "../errors.ts";
 
 /** What a round needs from its turn: stage contexts and a stage runner that short-circuits. */
 export interface RoundState {
   stage(name: StageName, extra?: Partial<StageContext>): StageContext;
   runStage(context: StageContext, plugins?: string[]): Promise<void>;
+}
+
+/** What a round needs from its turn's deps (TurnDeps has all of it). */
+export interface RoundDeps {
+  clock: Clock;
+  logger: Logger;
+  events: EventBus;
+  settings: { toolTimeoutMs: number };
 }
 
 /** The result of one call as the model will read it. */
@@ -25,7 +33,7 @@ export async function executeRound(
   calls: ToolCall[],
   byName: Map<string, RegisteredTool>,
   signal: AbortSignal,
-  deps: TurnDeps,
+  deps: RoundDeps,
   state: RoundState,
 ): Promise<CallOutcome[]> {
   const outcomes: CallOutcome[] = [];
@@ -50,7 +58,7 @@ async function runCall(
   call: ToolCall,
   byName: Map<string, RegisteredTool>,
   signal: AbortSignal,
-  deps: TurnDeps,
+  deps: RoundDeps,
   state: RoundState,
 ): Promise<CallOutcome> {
   const tool = byName.get(call.name);
@@ -103,7 +111,7 @@ export function ownersOf(calls: ToolCall[], byName: Map<string, RegisteredTool>)
 export function memoryOutput(
   tool: RegisteredTool | undefined,
   output: string,
-  deps: Pick<TurnDeps, "logger">,
+  deps: { logger: Logger },
 ): string | undefined {
   if (tool?.noMemory) return undefined;
   try {

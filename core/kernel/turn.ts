@@ -3,8 +3,7 @@
  * after_output, with the tool loop in the middle. Reads top-down; the helpers below it are small.
  */
 import type { EventBus, ReplyStatus, StageName } from "../events.ts";
-import type { ChatMessage, ChatRequest, ChatResponse, StreamEvent } from "../llm/provider.ts";
-import type { ProviderError } from "../errors.ts";
+import type { ChatMessage, ChatResponse } from "../llm/provider.ts";
 import { ContextLengthError, errorMessage, HomeAgentError, isAbort } from "../errors.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { ContextWindow } from "../prompt/context.ts";
@@ -15,40 +14,10 @@ import { type MemorySection, promptRequest } from "../prompt/system_prompt.ts";
 import type { TokenCounter } from "../prompt/budget.ts";
 import type { TurnControl } from "./turn_control.ts";
 import { executeRound, memoryOutput, ownersOf } from "./tool_round.ts";
-import type { RequestBuilder } from "../llm/_request_prune.ts";
 import type { MediaStore } from "../memory/media.ts";
 import { loadTurnImages, type MediaOutbox } from "../memory/media_turn.ts";
 import type { ImagePart } from "../llm/provider.ts";
-
-/** Observes one LLM call (ProviderManager's StreamListener). */
-export interface LlmCallListener {
-  onEvent?(source: string, event: StreamEvent): void;
-  onFallback?(from: string, to: string | undefined, error: ProviderError): void;
-  onReset?(source: string): void;
-}
-
-/** The answer of one LLM call and where it came from. */
-export interface LlmCallResult {
-  response: ChatResponse;
-  source: string;
-  model: string;
-  durationMs: number;
-  firstTokenMs?: number;
-}
-
-/**
- * What the turn needs from the provider layer (ProviderManager implements it). A builder
- * `request` is built for each source tried, with that source's window. `call` rejects with an
- * abort error (AbortedError) once `signal` aborts, and must stop its IO then; with
- * ContextLengthError when the request fits no source even without context and memory.
- */
-export interface LlmCaller {
-  call(request: ChatRequest | RequestBuilder, options?: {
-    signal?: AbortSignal;
-    stream?: boolean;
-    listener?: LlmCallListener;
-  }): Promise<LlmCallResult>;
-}
+import type { LlmCaller, LlmCallListener, LlmCallResult, RequestBuilder } from "../llm/call.ts";
 
 /** Turn settings, read from config at the start of each turn. */
 export interface TurnSettings {

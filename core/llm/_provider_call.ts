@@ -7,16 +7,15 @@ import { errorMessage, ProviderError } from "../errors.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { ChatRequest, ChatResponse, Provider, StreamEvent, Usage } from "./provider.ts";
 import type { CallSpend } from "./_source_limits.ts";
+import type { LlmCallListener } from "./call.ts";
 
 /** The outcome of one call. `partial`: deltas were delivered before it failed. */
 export type Attempt =
   | { ok: true; response: ChatResponse; firstTokenMs?: number; spend: CallSpend }
   | { ok: false; error: ProviderError; partial?: boolean; spend: CallSpend };
 
-/** Observes a streamed call (a subset of ProviderManager's StreamListener). */
-export interface CallListener {
-  onEvent?(source: string, event: StreamEvent): void;
-}
+/** Observes a streamed call: the events part of the call contract's listener. */
+export type CallListener = Pick<LlmCallListener, "onEvent">;
 
 /** Options of streamOnce. */
 export interface StreamOnceOptions {

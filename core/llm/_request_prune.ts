@@ -7,24 +7,7 @@
  */
 import type { TokenCounter } from "../prompt/budget.ts";
 import type { ChatMessage, ChatRequest } from "./provider.ts";
-
-/** Why a request is pruned: the source refused it, or the guard saw it would not fit. */
-export type PruneReason = "overflow" | "guard";
-
-/** What a request is built for: one source's window and the estimate to stay within. */
-export interface RequestFit {
-  source: string;
-  /** The source's window in tokens. */
-  window: number;
-  /** The most estimated tokens memory and timeline may bring the request to. */
-  targetTokens: number;
-}
-
-/**
- * Builds the request of one attempt for a source (the turn assembles its prompt this way, so
- * each source's own window applies). Must not throw; called once or twice per source.
- */
-export type RequestBuilder = (fit: RequestFit) => ChatRequest;
+import type { PruneReason } from "./call.ts";
 
 /** The most estimated tokens a request may have for `window`: what its reply may take is kept. */
 export function fitLimit(window: number, request: ChatRequest): number {

@@ -7,14 +7,8 @@ import { type ContextLengthDetail, errorMessage, ProviderError } from "../errors
 import type { SourceConfig } from "./sources.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { ChatRequest, Provider, Usage } from "./provider.ts";
-import {
-  fitLimit,
-  type PruneReason,
-  pruneRequest,
-  type RequestBuilder,
-  type RequestPruner,
-  requestTokens,
-} from "./_request_prune.ts";
+import { fitLimit, pruneRequest, type RequestPruner, requestTokens } from "./_request_prune.ts";
+import type { PruneReason, RequestFit, RequestPlan } from "./call.ts";
 import { dayOf, type UsageLedger } from "./usage.ts";
 
 /** What SourceLimits needs (a subset of ProviderManagerOptions). */
@@ -28,9 +22,6 @@ export interface SourceLimitsOptions {
 
 /** Told when a request was pruned. */
 export type PruneListener = (reason: PruneReason, before: number, after: number) => void;
-
-/** A request as the manager is given it: ready, or built per source. */
-export type RequestPlan = ChatRequest | RequestBuilder;
 
 /** A request fitted to one source's window, or the refusal when it cannot fit. */
 export type Fitted =
@@ -189,6 +180,6 @@ export class SourceLimits {
   }
 }
 
-function build(plan: RequestPlan, fit: Parameters<RequestBuilder>[0]): ChatRequest {
+function build(plan: RequestPlan, fit: RequestFit): ChatRequest {
   return typeof plan === "function" ? plan(fit) : plan;
 }

@@ -4,7 +4,7 @@
  * model can tell the owner it cannot see it instead of pretending to.
  */
 import type { ChatMessage, ChatRequest, ImagePart } from "./provider.ts";
-import type { RequestBuilder } from "./_request_prune.ts";
+import type { RequestBuilder } from "./call.ts";
 
 /** The note a source without vision reads in place of `images`. */
 export function unseenImagesNote(images: readonly ImagePart[]): string {

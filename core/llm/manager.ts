@@ -23,26 +23,23 @@ import {
   sourceFingerprint,
 } from "./sources.ts";
 import { type Clock, type Logger, sleep } from "../ports.ts";
-import type { ChatRequest, ChatResponse, Provider, StreamEvent } from "./provider.ts";
+import type { ChatRequest, Provider } from "./provider.ts";
 import type { TokenCounter } from "../prompt/budget.ts";
 import { Semaphore } from "./_semaphore.ts";
-import type { PruneReason, RequestPruner } from "./_request_prune.ts";
-import { type RequestPlan, SourceLimits } from "./_source_limits.ts";
+import type { RequestPruner } from "./_request_prune.ts";
+import { SourceLimits } from "./_source_limits.ts";
 import { visionPlan } from "./_vision.ts";
+import type { LlmCaller, LlmCallOptions, LlmCallResult, PruneReason, RequestPlan } from "./call.ts";
 import { type Attempt, chatOnce, notify, streamOnce } from "./_provider_call.ts";
 import type { UsageLedger } from "./usage.ts";
 
 export {
   fitLimit,
   type PruneInfo,
-  type PruneReason,
   pruneRequest,
-  type RequestBuilder,
-  type RequestFit,
   type RequestPruner,
   requestTokens,
 } from "./_request_prune.ts";
-export type { RequestPlan } from "./_source_limits.ts";
 
 /** Window reported when no source is usable. */
 const NO_SOURCE_WINDOW = 8192;
@@ -66,35 +63,6 @@ export interface ProviderManagerOptions {
   command?: string;
   /** A source became unusable (refused its key, or cannot be built) until its config changes. */
   onUnusable?(source: string, error: ProviderError): void;
-}
-
-/** Observes one call. Exceptions thrown by a listener are logged and otherwise ignored. */
-export interface StreamListener {
-  /** Every stream event except `error`, tagged with the source producing it. */
-  onEvent?(source: string, event: StreamEvent): void;
-  /** `from` failed; `to` is the next source tried, undefined when none is left. */
-  onFallback?(from: string, to: string | undefined, error: ProviderError): void;
-  /** Deltas already delivered from `source` are void: it failed mid-stream and is retried. */
-  onReset?(source: string): void;
-  /** The request was pruned for `source` (refused as too long, or over the guard). */
-  onPrune?(source: string, reason: PruneReason, tokensBefore: number, tokensAfter: number): void;
-}
-
-/** Options of one call. */
-export interface ProviderCallOptions {
-  signal?: AbortSignal;
-  listener?: StreamListener;
-  /** Stream the answer (default true). */
-  stream?: boolean;
-}
-
-/** The answer of a call and where it came from; times are measured from the call's start. */
-export interface ProviderCallResult {
-  response: ChatResponse;
-  source: string;
-  model: string;
-  durationMs: number;
-  firstTokenMs?: number;
 }
 
 /** How a source is doing, for `status` and the dashboard. */
@@ -138,7 +106,7 @@ type Outcome =
   | { ok: false; error: ProviderError; refused?: ContextLengthDetail };
 
 /** Calls LLM sources in order with retry and fallback, and records their health. */
-export class ProviderManager {
+export class ProviderManager implements LlmCaller {
   #options: ProviderManagerOptions;
   #entries = new Map<string, Entry>();
   #limits: SourceLimits;
@@ -193,7 +161,7 @@ export class ProviderManager {
    * ContextLengthError when no source can fit it (nothing was sent), else
    * AllProvidersFailedError naming each source's failure.
    */
-  async call(request: RequestPlan, options: ProviderCallOptions = {}): Promise<ProviderCallResult> {
+  async call(request: RequestPlan, options: LlmCallOptions = {}): Promise<LlmCallResult> {
     const sources = this.#options.sources();
     if (sources.length === 0) throw new NoProviderError(this.#options.command);
     const started = this.#options.clock.monotonic();
@@ -237,7 +205,7 @@ export class ProviderManager {
     source: SourceConfig,
     error: ProviderError,
     rest: { source: SourceConfig; entry: Entry }[],
-    options: ProviderCallOptions,
+    options: LlmCallOptions,
   ): void {
     const next = rest.find((c) => !c.entry.unusable && !this.#limits.capFailure(c.source))
       ?.source.name;
@@ -260,7 +228,7 @@ export class ProviderManager {
     source: SourceConfig,
     entry: Entry,
     asked: RequestPlan,
-    options: ProviderCallOptions,
+    options: LlmCallOptions,
     started: number,
   ): Promise<Outcome> {
     const plan = visionPlan(asked, source.vision ?? false);
@@ -307,7 +275,7 @@ export class ProviderManager {
     provider: Provider,
     entry: Entry,
     request: ChatRequest,
-    options: ProviderCallOptions,
+    options: LlmCallOptions,
     started: number,
   ): Promise<Attempt> {
     const { signal } = options;

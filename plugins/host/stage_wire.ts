@@ -1,6 +1,14 @@
 /** StageContext ↔ wire: what a subprocess or Lua stage handler sees, and applying its mutations. */
-import type { StageContext } from "../../core/mod.ts";
-import type { StageMutation, WireStageContext } from "../sdk/protocol.ts";
+import type { StageContext, StageName } from "../../core/mod.ts";
+import type {
+  StageMutation,
+  StageName as WireStageName,
+  WireStageContext,
+} from "../sdk/protocol.ts";
+
+/** True when A and B are the same union; the wire's stage names must be the kernel's. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+true satisfies Same<StageName, WireStageName>;
 
 /** The JSON view of a stage context. */
 export function stageToWire(context: StageContext): WireStageContext {

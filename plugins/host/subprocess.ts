@@ -7,12 +7,11 @@ import {
   type Clock,
   errorMessage,
   HomeAgentError,
+  isStageName,
   type Logger,
   type Plugin,
   PluginError,
   type PluginSDK,
-  type StageName,
-  STAGES,
   type ToolResult,
 } from "../../core/mod.ts";
 import {
@@ -297,8 +296,8 @@ class Bridge {
         return;
       }
       case "stage.register": {
-        const stage = p.stage as StageName;
-        if (!STAGES.includes(stage)) throw new TypeError(`Unknown stage "${p.stage}"`);
+        const stage = p.stage;
+        if (!isStageName(stage)) throw new TypeError(`Unknown stage "${p.stage}"`);
         const handler = Number(p.handler);
         const scope = p.scope === "own_tools" ? "own_tools" : "global";
         sdk.registerStage(stage, async (context) => {

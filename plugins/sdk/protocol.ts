@@ -118,7 +118,11 @@ export const CAPABILITIES: readonly Capability[] = [
   "routes",
 ];
 
-/** Pipeline stages a plugin may hook. */
+/**
+ * Pipeline stages a plugin may hook: the kernel's stages (core/events.ts `STAGES`) restated on
+ * the wire, since the SDK imports nothing outside plugins/sdk/; plugins/host/stage_wire.ts
+ * makes any difference between the two a type error.
+ */
 export type StageName =
   | "on_input"
   | "pre_action"

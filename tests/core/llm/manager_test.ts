@@ -9,7 +9,8 @@ import {
 import type { SourceConfig } from "../../../core/llm/sources.ts";
 import { type Clock, silentLogger } from "../../../core/ports.ts";
 import type { ChatRequest } from "../../../core/llm/provider.ts";
-import { ProviderManager, type StreamListener } from "../../../core/llm/manager.ts";
+import { ProviderManager } from "../../../core/llm/manager.ts";
+import type { LlmCallListener } from "../../../core/llm/call.ts";
 import { ManualClock } from "../../fakes/clock.ts";
 import { type FakeLLMServer, reply, startFakeOpenAI } from "../../fixtures/fake_llm.ts";
 
@@ -50,7 +51,7 @@ function managerOf(sources: SourceConfig[], options: ManagerOptions = {}) {
 }
 
 /** A listener that writes what it hears as short lines. */
-function recorder(): { lines: string[]; listener: StreamListener } {
+function recorder(): { lines: string[]; listener: LlmCallListener } {
   const lines: string[] = [];
   return {
     lines,
@@ -273,7 +274,7 @@ Deno.test("ProviderManager turns a user abort into AbortedError without fallback
   const manager = managerOf([source("a", a), source("b", b)]);
   const controller = new AbortController();
   const { lines, listener } = recorder();
-  const abortOnFirstText: StreamListener = {
+  const abortOnFirstText: LlmCallListener = {
     ...listener,
     onEvent: (name, event) => {
       listener.onEvent?.(name, event);

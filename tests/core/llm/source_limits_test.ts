@@ -4,12 +4,8 @@ import { AllProvidersFailedError, ContextLengthError } from "../../../core/error
 import type { SourceConfig } from "../../../core/llm/sources.ts";
 import { silentLogger } from "../../../core/ports.ts";
 import type { ChatRequest } from "../../../core/llm/provider.ts";
-import {
-  ProviderManager,
-  pruneRequest,
-  requestTokens,
-  type StreamListener,
-} from "../../../core/llm/manager.ts";
+import { ProviderManager, pruneRequest, requestTokens } from "../../../core/llm/manager.ts";
+import type { LlmCallListener } from "../../../core/llm/call.ts";
 import { dayOf, MemoryUsageLedger } from "../../../core/llm/usage.ts";
 import { estimateTokens } from "../../../core/prompt/budget.ts";
 import { type FakeLLMServer, reply, startFakeOpenAI } from "../../fixtures/fake_llm.ts";
@@ -61,7 +57,7 @@ Deno.test("ProviderManager keeps at most max_concurrent calls in flight per sour
   await using a = startFakeOpenAI({ fallback: reply.slowText("ok ok ok", { chunkDelayMs: 15 }) });
   const { manager } = managerOf([source("a", a, { maxConcurrent: 2 })]);
   let peak = 0;
-  const listener: StreamListener = {
+  const listener: LlmCallListener = {
     onEvent: () => (peak = Math.max(peak, manager.health()[0]!.inFlight)),
   };
   const calls = Array.from({ length: 5 }, () => manager.call(hello, { listener }));
@@ -141,7 +137,7 @@ Deno.test("ProviderManager's overflow guard prunes a request over the window bef
   await using a = startFakeOpenAI({ fallback: reply.text("ok") });
   const { manager } = managerOf([source("a", a, { contextWindow: 1000 })]);
   const reasons: string[] = [];
-  const listener: StreamListener = { onPrune: (_s, reason) => reasons.push(reason) };
+  const listener: LlmCallListener = { onPrune: (_s, reason) => reasons.push(reason) };
   await manager.call(bigRequest(20), { listener }); // 913 tokens: within the window
   await manager.call(bigRequest(24), { listener }); // 1092 tokens: pruned first
   assert.deepEqual(reasons, ["guard"]);
@@ -192,7 +188,7 @@ Deno.test("ProviderManager records the tokens of stopped and cut calls, so the d
   const prompt = requestTokens(longHello, estimateTokens);
   const stop = new AbortController();
   const received: string[] = [];
-  const stopOnText: StreamListener = {
+  const stopOnText: LlmCallListener = {
     onEvent: (_source, event) => {
       if (event.type !== "text_delta") return;
       received.push(event.text);
