@@ -7,6 +7,7 @@ export * from "./llm/sources.ts";
 export * from "./events.ts";
 export * from "./input.ts";
 export * from "./kernel/tools.ts";
+export * from "./kernel/define_tool.ts";
 export * from "./kernel/stages.ts";
 export * from "./kernel/output.ts";
 export * from "./prompt/budget.ts";

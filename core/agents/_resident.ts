@@ -2,7 +2,8 @@
 import { Agent } from "../kernel/agent.ts";
 import { RecentContext } from "../prompt/context.ts";
 import type { GraphMemory } from "../memory/graph.ts";
-import { graphMemoryTools, OverlayGraph } from "../memory/graph_overlay.ts";
+import { OverlayGraph } from "../memory/graph_overlay.ts";
+import { graphMemoryTools } from "../memory/graph_tools.ts";
 import type { OutputRegistry } from "../kernel/output.ts";
 import type { RegisteredTool } from "../kernel/tools.ts";
 import { type HelperDeps, SPAWNING_TOOLS } from "./children.ts";

@@ -24,6 +24,11 @@ export interface ToolDef {
   description: string;
   /** JSON Schema of the arguments object; arguments are validated against it before the call. */
   parameters: JsonSchema;
+  /**
+   * Checks the arguments in place of `parameters` (defineTool's zod schema, which the schema
+   * was derived from): the problems in words, or undefined when they are fine.
+   */
+  check?(args: Record<string, unknown>): string | undefined;
   handler(
     args: Record<string, unknown>,
     context: ToolContext,
@@ -71,7 +76,7 @@ export class ToolRegistry {
     }
     const tool: RegisteredTool = { ...def, plugin: plugin ?? inferPlugin(def.name) };
     this.#tools.set(def.name, tool);
-    validatorFor(tool); // compile now: a broken schema fails at registration, not mid-turn
+    if (!tool.check) validatorFor(tool); // compile now: a broken schema fails at registration, not mid-turn
     return tool;
   }
 
@@ -126,13 +131,20 @@ export function parseToolArguments(
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return { ok: false, error: `Arguments of "${call.name}" must be a JSON object` };
   }
-  const result = validatorFor(tool).validate(args);
-  if (!result.valid) {
-    const details = result.errors.filter((e) => e.keyword !== "properties")
-      .map((e) => `${e.instanceLocation}: ${e.error}`).join("; ");
-    return { ok: false, error: `Invalid arguments for "${call.name}": ${details}` };
+  const problems = tool.check
+    ? tool.check(args as Record<string, unknown>)
+    : schemaProblems(tool, args);
+  if (problems !== undefined) {
+    return { ok: false, error: `Invalid arguments for "${call.name}": ${problems}` };
   }
   return { ok: true, args: args as Record<string, unknown> };
+}
+
+function schemaProblems(tool: ToolDef, args: unknown): string | undefined {
+  const result = validatorFor(tool).validate(args);
+  if (result.valid) return undefined;
+  return result.errors.filter((e) => e.keyword !== "properties")
+    .map((e) => `${e.instanceLocation}: ${e.error}`).join("; ");
 }
 
 /** Options of one tool execution. */

@@ -74,12 +74,35 @@ export interface GraphQuery {
   limit?: number;
 }
 
-/** The graph port. Methods reject on storage failure. */
+/** What a commit did. */
+export interface CommitResult {
+  /** Distinct entities upserted. */
+  entities: number;
+  /** New relations inserted. */
+  relations: number;
+  /** Identical active relations stated again (confidence and mentions bumped instead). */
+  reinforced: number;
+  /** Superseded relations of functional predicates closed (`validTo` set). */
+  closed: number;
+}
+
+/**
+ * The graph port: what the model's `memory_recall` and `memory_commit` need, so the main graph
+ * and a resident's overlay offer the same two tools. Methods reject on storage failure.
+ */
 export interface GraphMemory {
-  /** Upsert the entities and insert the relations of `triples`, all or nothing. */
-  commit(triples: readonly Triple[]): Promise<{ entities: number; relations: number }>;
+  /**
+   * Upsert the entities and insert or reinforce the relations of `triples`, all or nothing. A
+   * store that knows functional predicates closes the facts a new value supersedes.
+   */
+  commit(triples: readonly Triple[]): Promise<CommitResult>;
   /** Seeds by keyword (and vector), then BFS; with no keywords, the most mentioned entities. */
   recall(query: GraphQuery): Promise<GraphRecall>;
+  /**
+   * Every relation of an entity, closed and deleted ones too, newest first. Rejects with
+   * HomeAgentError code `graph_not_found` for an entity the graph does not know.
+   */
+  history(name: string, options?: { limit?: number }): Promise<GraphRelation[]>;
   /** Counts for `status` and `memory stats`. */
   stats(): Promise<{ entities: number; relations: number }>;
 }

@@ -2,9 +2,10 @@
  * Graph memory for residents, over the port in graph.ts: an in-memory GraphMemory (a
  * resident's temp store, and the daemon's main graph until memory/graph.db is wired), the
  * overlay that isolates a resident's writes (reads see temp ∪ main, writes go to temp,
- * `reclaim` commits temp into main), and the two memory tools over any GraphMemory.
+ * `reclaim` commits temp into main). The tools over either are graph_tools.ts's.
  */
 import type {
+  CommitResult,
   GraphEntity,
   GraphMemory,
   GraphQuery,
@@ -13,7 +14,7 @@ import type {
   Triple,
 } from "./graph.ts";
 import type { Clock } from "../ports.ts";
-import type { RegisteredTool } from "../kernel/tools.ts";
+import { HomeAgentError } from "../errors.ts";
 
 const DEFAULT_DEPTH = 2;
 const DEFAULT_LIMIT = 50;
@@ -25,7 +26,8 @@ const edgeKey = (r: Pick<GraphRelation, "source" | "type" | "target">) =>
 
 /**
  * A GraphMemory held in Maps. Entities match keywords by case-insensitive substring; recall is
- * BFS over active relations in both directions. An identical active relation is stored once.
+ * BFS over active relations in both directions. An identical relation is stored once (a repeat
+ * counts as reinforced); no predicate is single-valued, so nothing is ever closed.
  */
 export class InMemoryGraph implements GraphMemory {
   readonly #clock?: Pick<Clock, "now">;
@@ -37,15 +39,18 @@ export class InMemoryGraph implements GraphMemory {
     this.#clock = options.clock;
   }
 
-  commit(triples: readonly Triple[]): Promise<{ entities: number; relations: number }> {
+  commit(triples: readonly Triple[]): Promise<CommitResult> {
     const now = this.#clock?.now() ?? 0;
     const touched = new Set<string>();
-    let relations = 0;
+    let relations = 0, reinforced = 0;
     for (const t of triples) {
       this.#upsert(t.subject, t.subjectType, now, touched);
       this.#upsert(t.object, t.objectType, now, touched);
       const key = edgeKey({ source: t.subject, type: t.predicate, target: t.object });
-      if (this.#relations.has(key)) continue;
+      if (this.#relations.has(key)) {
+        reinforced++;
+        continue;
+      }
       this.#relations.set(key, {
         id: this.#nextId++,
         source: t.subject,
@@ -60,7 +65,7 @@ export class InMemoryGraph implements GraphMemory {
       });
       relations++;
     }
-    return Promise.resolve({ entities: touched.size, relations });
+    return Promise.resolve({ entities: touched.size, relations, reinforced, closed: 0 });
   }
 
   recall(query: GraphQuery): Promise<GraphRecall> {
@@ -88,6 +93,15 @@ export class InMemoryGraph implements GraphMemory {
       .slice(0, query.limit ?? DEFAULT_LIMIT);
     const entities = [...reached].map((k) => this.#entities.get(k)!);
     return Promise.resolve({ entities, relations });
+  }
+
+  history(name: string, options: { limit?: number } = {}): Promise<GraphRelation[]> {
+    const key = nameKey(name);
+    if (!this.#entities.has(key)) return Promise.reject(notFound(name));
+    const touching = [...this.#relations.values()]
+      .filter((r) => nameKey(r.source) === key || nameKey(r.target) === key)
+      .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
+    return Promise.resolve(touching.slice(0, options.limit ?? DEFAULT_LIMIT));
   }
 
   stats(): Promise<{ entities: number; relations: number }> {
@@ -132,7 +146,7 @@ export class OverlayGraph implements GraphMemory {
     this.#temp = new InMemoryGraph(options);
   }
 
-  commit(triples: readonly Triple[]): Promise<{ entities: number; relations: number }> {
+  commit(triples: readonly Triple[]): Promise<CommitResult> {
     this.#pending.push(...triples.map((t) => ({ ...t })));
     return this.#temp.commit(triples);
   }
@@ -155,6 +169,19 @@ export class OverlayGraph implements GraphMemory {
     };
   }
 
+  /** Main's history of `name` with the temp facts (negative ids) first; either may not know it. */
+  async history(name: string, options: { limit?: number } = {}): Promise<GraphRelation[]> {
+    const [own, shared] = await Promise.all([
+      orUnknown(this.#temp.history(name, options)),
+      orUnknown(this.#main.history(name, options)),
+    ]);
+    if (own === undefined && shared === undefined) throw notFound(name);
+    const known = new Set((shared ?? []).map(edgeKey));
+    const mine = (own ?? []).filter((r) => !known.has(edgeKey(r)))
+      .map((r) => ({ ...r, id: -r.id }));
+    return [...mine, ...shared ?? []].slice(0, options.limit ?? DEFAULT_LIMIT);
+  }
+
   async stats(): Promise<{ entities: number; relations: number }> {
     const [main, temp] = await Promise.all([this.#main.stats(), this.#temp.stats()]);
     return { entities: main.entities + temp.entities, relations: main.relations + temp.relations };
@@ -168,78 +195,22 @@ export class OverlayGraph implements GraphMemory {
   /** Commit the temp facts into main (all or nothing, as main commits) and empty temp. */
   async reclaim(): Promise<{ entities: number; relations: number }> {
     if (this.#pending.length === 0) return { entities: 0, relations: 0 };
-    const result = await this.#main.commit(this.#pending);
+    const { entities, relations } = await this.#main.commit(this.#pending);
     this.#pending = [];
-    return result;
+    return { entities, relations };
   }
 }
 
-/** `memory_recall` and `memory_commit` over `graph` (a resident gets them over its overlay). */
-export function graphMemoryTools(graph: GraphMemory, plugin = "core"): RegisteredTool[] {
-  return [
-    {
-      name: "memory_recall",
-      plugin,
-      description:
-        "Recall facts from the knowledge graph, starting from entities named by keywords",
-      parameters: {
-        type: "object",
-        properties: {
-          keywords: { type: "array", items: { type: "string" }, minItems: 1 },
-          depth: { type: "integer", minimum: 0, maximum: 4 },
-          limit: { type: "integer", minimum: 1, maximum: 200 },
-        },
-        required: ["keywords"],
-        additionalProperties: false,
-      },
-      parallelSafe: true,
-      noMemory: true,
-      handler: async (args) => {
-        const found = await graph.recall({
-          keywords: args.keywords as string[],
-          depth: args.depth as number | undefined,
-          limit: args.limit as number | undefined,
-        });
-        if (found.relations.length > 0) {
-          return found.relations.map((r) => `${r.source} —${r.type}→ ${r.target}`).join("\n");
-        }
-        if (found.entities.length > 0) {
-          return `Entities, no facts: ${found.entities.map((e) => e.name).join(", ")}`;
-        }
-        return "No facts found.";
-      },
-    },
-    {
-      name: "memory_commit",
-      plugin,
-      description: "Write facts (subject —predicate→ object) into the knowledge graph",
-      parameters: {
-        type: "object",
-        properties: {
-          triples: {
-            type: "array",
-            minItems: 1,
-            items: {
-              type: "object",
-              properties: {
-                subject: { type: "string", minLength: 1 },
-                predicate: { type: "string", minLength: 1 },
-                object: { type: "string", minLength: 1 },
-                sentence: { type: "string" },
-              },
-              required: ["subject", "predicate", "object"],
-              additionalProperties: false,
-            },
-          },
-        },
-        required: ["triples"],
-        additionalProperties: false,
-      },
-      handler: async (args) => {
-        const triples = args.triples as Triple[];
-        const result = await graph.commit(triples);
-        return `Committed ${triples.length} facts (${result.relations} new).`;
-      },
-    },
-  ];
+function notFound(name: string): HomeAgentError {
+  return new HomeAgentError("graph_not_found", `No entity named "${name}" in memory`);
+}
+
+/** The history, or undefined when the store does not know the entity. */
+async function orUnknown(history: Promise<GraphRelation[]>): Promise<GraphRelation[] | undefined> {
+  try {
+    return await history;
+  } catch (error) {
+    if (error instanceof HomeAgentError && error.code === "graph_not_found") return undefined;
+    throw error;
+  }
 }

@@ -4,19 +4,7 @@
  * the Indexer need. memory/graph/db.ts implements it on SQLite; GraphMemory stays the minimal
  * port that overlays and fakes implement.
  */
-import type { GraphEntity, GraphMemory, GraphRecall, GraphRelation, Triple } from "./graph.ts";
-
-/** What a commit did. */
-export interface CommitResult {
-  /** Distinct entities upserted. */
-  entities: number;
-  /** New relations inserted. */
-  relations: number;
-  /** Identical active relations stated again (confidence and mentions bumped instead). */
-  reinforced: number;
-  /** Superseded relations of functional predicates closed (`validTo` set). */
-  closed: number;
-}
+import type { GraphEntity, GraphMemory, GraphRecall, GraphRelation } from "./graph.ts";
 
 /** What a merge did. */
 export interface MergeResult {
@@ -74,12 +62,8 @@ export interface NeighbourhoodOptions {
  * reject with TypeError on empty names, and on storage failure with the storage's error.
  */
 export interface GraphStore extends GraphMemory {
-  /** Upsert entities and insert or reinforce relations, closing superseded functional facts. */
-  commit(triples: readonly Triple[]): Promise<CommitResult>;
   /** One entity by name or alias. */
   entity(name: string): Promise<GraphEntity | undefined>;
-  /** Every relation of an entity, closed and deleted ones too, newest first. */
-  history(name: string, options?: { limit?: number }): Promise<GraphRelation[]>;
   /** BFS from one named entity (exact name or alias), not from keywords. */
   neighbourhood(name: string, options?: NeighbourhoodOptions): Promise<GraphRecall>;
   /** Fold `drop` into `keep`: relations re-pointed, mentions summed, names kept as aliases. */

@@ -1,15 +1,18 @@
 /**
- * The graph tools the model calls (ARCHITECTURE.md "Memory Tools"): `memory_recall`,
- * `memory_commit`, `memory_merge`, `memory_purge`, `memory_edit`, `memory_delete_entity` and
- * `memory_introspect`, over a GraphStore. Arguments are validated by the kernel against the
- * schemas; what a schema cannot say is checked here and answered as an error result.
+ * The graph tools the model calls (ARCHITECTURE.md "Memory Tools"). `memory_recall` and
+ * `memory_commit` work over any GraphMemory, so the main agent (over the graph tier) and a
+ * resident (over its overlay) get the same two tools; `memory_merge`, `memory_purge`,
+ * `memory_edit`, `memory_delete_entity` and `memory_introspect` need the whole GraphStore.
+ * The kernel checks arguments against each zod schema; what a schema cannot say is checked
+ * here and answered as an error result.
  */
-import type { GraphRelation, Triple } from "./graph.ts";
+import { z } from "zod";
+import type { GraphMemory, GraphRelation, Triple } from "./graph.ts";
 import { formatFact, type GraphStore, type RelationPatch } from "./graph_store.ts";
-import type { ToolContext, ToolResult } from "../kernel/tools.ts";
-import type { RegisteredTool } from "../kernel/tools.ts";
+import type { RegisteredTool, ToolResult } from "../kernel/tools.ts";
+import { defineTool } from "../kernel/define_tool.ts";
 
-/** Options of graphTools. */
+/** Options of graphMemoryTools and graphTools. */
 export interface GraphToolsOptions {
   /** Told the ids of the facts `memory_recall` returned, so auto-injection skips them. */
   onRecalled?: (relationIds: readonly number[]) => void;
@@ -17,130 +20,106 @@ export interface GraphToolsOptions {
   sessionId?: () => string | undefined;
 }
 
-const NAME = { type: "string", minLength: 1, maxLength: 200 } as const;
+const NAME = z.string().min(1).max(200);
+const CONFIDENCE = z.number().min(0).max(1);
 
-const TRIPLE_SCHEMA = {
-  type: "object",
-  properties: {
-    subject: { ...NAME, description: "Entity the fact is about, e.g. a person's name" },
-    predicate: { ...NAME, description: "Relation, e.g. lives_in, likes, 居住地" },
-    object: { ...NAME, description: "The other entity or value" },
-    subject_type: { type: "string", description: "person, place, thing, … (optional)" },
-    object_type: { type: "string" },
-    confidence: { type: "number", minimum: 0, maximum: 1 },
-  },
-  required: ["subject", "predicate", "object"],
-  additionalProperties: false,
-} as const;
+const TRIPLE = z.object({
+  subject: NAME.describe("Entity the fact is about, e.g. a person's name"),
+  predicate: NAME.describe("Relation, e.g. lives_in, likes, 居住地"),
+  object: NAME.describe("The other entity or value"),
+  subject_type: z.string().optional().describe("person, place, thing, … (optional)"),
+  object_type: z.string().optional(),
+  confidence: CONFIDENCE.optional(),
+});
 
-/** The kernel's graph tools over `store`. */
+/** `memory_recall` and `memory_commit` over `graph`: the main graph, or a resident's overlay. */
+export function graphMemoryTools(
+  graph: GraphMemory,
+  options: GraphToolsOptions = {},
+): RegisteredTool[] {
+  return [recallTool(graph, options), commitTool(graph, options)];
+}
+
+/** The kernel's graph tools over `store`: the two of graphMemoryTools and the maintenance ones. */
 export function graphTools(store: GraphStore, options: GraphToolsOptions = {}): RegisteredTool[] {
   return [
-    recallTool(store, options),
-    commitTool(store, options),
-    {
+    ...graphMemoryTools(store, options),
+    defineTool({
       name: "memory_merge",
-      plugin: "core",
       description: "Merge two entities that are the same thing: `drop` is folded into `keep` " +
         "(its facts move over, its name stays as an alias).",
-      parameters: objectSchema({ keep: NAME, drop: NAME }, ["keep", "drop"]),
-      handler: async (args) => {
-        const result = await store.merge(String(args.keep), String(args.drop));
-        return `Merged "${args.drop}" into "${result.entity.name}": ${result.moved} facts ` +
+      input: z.object({ keep: NAME, drop: NAME }),
+      handler: async ({ keep, drop }) => {
+        const result = await store.merge(keep, drop);
+        return `Merged "${drop}" into "${result.entity.name}": ${result.moved} facts ` +
           `moved, ${result.folded} duplicates folded.`;
       },
-    },
-    {
+    }),
+    defineTool({
       name: "memory_purge",
-      plugin: "core",
       description: "Erase an entity completely: the node, every fact touching it and their " +
         "source sentences. Irreversible; use when asked to forget something.",
-      parameters: objectSchema({ name: NAME }, ["name"]),
-      handler: async (args) => {
-        const result = await store.purge(String(args.name));
-        return `Erased "${args.name}": ${result.relations} facts and ${result.sentences} ` +
+      input: z.object({ name: NAME }),
+      handler: async ({ name }) => {
+        const result = await store.purge(name);
+        return `Erased "${name}": ${result.relations} facts and ${result.sentences} ` +
           `sentences removed.`;
       },
-    },
+    }),
     editTool(store),
-    {
+    defineTool({
       name: "memory_delete_entity",
-      plugin: "core",
       description: "Retire an entity and all its facts: they leave recall but stay in history " +
         "(memory_recall with include_history). A later mention brings the entity back.",
-      parameters: objectSchema({ name: NAME }, ["name"]),
-      handler: async (args) => {
-        const result = await store.deleteEntity(String(args.name));
-        return `Deleted "${args.name}" and ${result.relations} of its facts.`;
+      input: z.object({ name: NAME }),
+      handler: async ({ name }) => {
+        const result = await store.deleteEntity(name);
+        return `Deleted "${name}" and ${result.relations} of its facts.`;
       },
-    },
-    {
-      name: "memory_introspect",
-      plugin: "core",
-      description: "Memory statistics: counts, the most mentioned entities, the newest facts.",
-      parameters: objectSchema({ top: { type: "integer", minimum: 1, maximum: 50 } }, []),
-      parallelSafe: true,
-      noMemory: true,
-      handler: async (args) => {
-        const top = Number(args.top ?? 10);
-        const view = await store.introspect({ top, recent: top });
-        return [
-          `Entities ${view.entities}; facts ${view.relations} active, ${view.closed} ` +
-          `superseded, ${view.deleted} deleted; sentences ${view.sentences}.`,
-          `Most mentioned: ${
-            view.topEntities.map((e) => `${e.name} (${e.type}, ${e.mentions})`).join(", ") ||
-            "none"
-          }`,
-          "Newest facts:",
-          ...view.recentRelations.map((r) => formatFact(r, { id: true })),
-        ].join("\n");
-      },
-    },
+    }),
+    introspectTool(store),
   ];
 }
 
-function recallTool(store: GraphStore, options: GraphToolsOptions): RegisteredTool {
-  return {
+function recallTool(graph: GraphMemory, options: GraphToolsOptions): RegisteredTool {
+  return defineTool({
     name: "memory_recall",
-    plugin: "core",
     description: "Recall facts from the knowledge graph around entities matching the keywords " +
-      "(names, places, topics). Shows fact ids for memory_edit.",
-    parameters: objectSchema({
-      keywords: { type: "array", items: NAME, minItems: 1, maxItems: 20 },
-      depth: { type: "integer", minimum: 1, maximum: 3, description: "BFS depth (2)" },
-      limit: { type: "integer", minimum: 1, maximum: 200, description: "Most facts (30)" },
-      include_history: {
-        type: "boolean",
-        description: "Also list superseded and deleted facts of the matched entities",
-      },
-    }, ["keywords"]),
+      "(names, places, topics). Each fact shows its #id.",
+    input: z.object({
+      keywords: z.array(NAME).min(1).max(20),
+      depth: z.int().min(1).max(3).optional().describe("BFS depth (2)"),
+      limit: z.int().min(1).max(200).optional().describe("Most facts (30)"),
+      include_history: z.boolean().optional()
+        .describe("Also list superseded and deleted facts of the matched entities"),
+    }),
     parallelSafe: true,
     noMemory: true,
     handler: async (args) => {
-      const keywords = (args.keywords as string[]).map((k) => k.trim()).filter((k) => k !== "");
+      const keywords = args.keywords.map((k) => k.trim()).filter((k) => k !== "");
       if (keywords.length === 0) return error(`"keywords" holds only blank strings`);
-      const found = await store.recall({
+      const found = await graph.recall({
         keywords,
-        depth: Number(args.depth ?? 2),
-        limit: Number(args.limit ?? 30),
+        depth: args.depth ?? 2,
+        limit: args.limit ?? 30,
       });
       let lines = found.relations.map((r) => formatFact(r, { id: true }));
       options.onRecalled?.(found.relations.map((r) => r.id));
-      if (args.include_history === true) lines = [...lines, ...await history(store, found)];
+      if (args.include_history) lines = [...lines, ...await history(graph, found)];
       if (lines.length === 0) return `No facts found for ${JSON.stringify(keywords)}.`;
       return lines.join("\n");
     },
-  };
+  });
 }
 
 async function history(
-  store: GraphStore,
+  graph: GraphMemory,
   found: { relations: GraphRelation[]; entities: { name: string }[] },
 ): Promise<string[]> {
   const shown = new Set(found.relations.map((r) => r.id));
   const lines: string[] = [];
   for (const entity of found.entities.slice(0, 5)) {
-    for (const r of await store.history(entity.name, { limit: 20 })) {
+    for (const r of await graph.history(entity.name, { limit: 20 })) {
       if (shown.has(r.id) || (r.status === "active" && r.validTo === undefined)) continue;
       shown.add(r.id);
       lines.push(formatFact(r, { id: true }));
@@ -149,32 +128,25 @@ async function history(
   return lines.length > 0 ? ["History:", ...lines] : [];
 }
 
-function commitTool(store: GraphStore, options: GraphToolsOptions): RegisteredTool {
-  return {
+function commitTool(graph: GraphMemory, options: GraphToolsOptions): RegisteredTool {
+  return defineTool({
     name: "memory_commit",
-    plugin: "core",
     description: "Write facts (subject —predicate→ object) into the knowledge graph. Facts " +
       "add up: a second pet, sister or liked dish is one more fact. Only functional predicates " +
       "(name, age, birthday, lives_in/居住地, job/职业, works_at/工作单位, spouse, born_in/籍贯, …) " +
       "hold one value: a new one closes the old. To retire any other fact that stopped being " +
       "true, use memory_edit with close.",
-    parameters: objectSchema({
-      triples: { type: "array", items: TRIPLE_SCHEMA, minItems: 1, maxItems: 50 },
-      sentence_text: {
-        type: "string",
-        maxLength: 2000,
-        description: "The sentence the facts come from, kept as their source",
-      },
-    }, ["triples"]),
-    handler: async (args, ctx: ToolContext) => {
-      const raw = args.triples as Record<string, unknown>[];
-      const sentence = typeof args.sentence_text === "string" && args.sentence_text.trim() !== ""
-        ? args.sentence_text.trim()
-        : undefined;
+    input: z.object({
+      triples: z.array(TRIPLE).min(1).max(50),
+      sentence_text: z.string().max(2000).optional()
+        .describe("The sentence the facts come from, kept as their source"),
+    }),
+    handler: async (args, ctx) => {
+      const sentence = optionalString(args.sentence_text);
       const triples: Triple[] = [];
-      for (const [i, t] of raw.entries()) {
+      for (const [i, t] of args.triples.entries()) {
         const [subject, predicate, object] = [t.subject, t.predicate, t.object].map((v) =>
-          String(v).trim()
+          v.trim()
         );
         if (!subject || !predicate || !object) {
           return error(`Triple ${i} has a blank subject, predicate or object`);
@@ -185,78 +157,112 @@ function commitTool(store: GraphStore, options: GraphToolsOptions): RegisteredTo
           object,
           subjectType: optionalString(t.subject_type),
           objectType: optionalString(t.object_type),
-          confidence: typeof t.confidence === "number" ? t.confidence : undefined,
+          confidence: t.confidence,
           sentence,
           turnIds: [ctx.turnId],
           sessionId: options.sessionId?.(),
         });
       }
-      const r = await store.commit(triples);
+      const r = await graph.commit(triples);
       return `Committed ${triples.length} facts: ${r.relations} new, ${r.reinforced} already ` +
         `known (reinforced), ${r.closed} superseded facts closed.`;
     },
-  };
+  });
 }
+
+const RELATION_FIELDS = ["predicate", "object", "confidence", "status", "close"] as const;
+
+const EDIT = z.object({
+  entity: NAME.optional(),
+  relation_id: z.int().min(1).optional(),
+  name: NAME.optional(),
+  type: NAME.optional(),
+  predicate: NAME.optional(),
+  object: NAME.optional(),
+  confidence: CONFIDENCE.optional(),
+  status: z.enum(["active", "deleted"]).optional(),
+  close: z.boolean().optional().describe("Mark the fact as no longer true from now"),
+});
 
 function editTool(store: GraphStore): RegisteredTool {
-  return {
+  return defineTool({
     name: "memory_edit",
-    plugin: "core",
     description: "Edit an entity (by `entity` name: new `name` or `type`) or a fact (by " +
       "`relation_id` from memory_recall: `predicate`, `object`, `confidence`, `status`, `close`).",
-    parameters: objectSchema({
-      entity: NAME,
-      relation_id: { type: "integer", minimum: 1 },
-      name: NAME,
-      type: NAME,
-      predicate: NAME,
-      object: NAME,
-      confidence: { type: "number", minimum: 0, maximum: 1 },
-      status: { enum: ["active", "deleted"] },
-      close: { type: "boolean", description: "Mark the fact as no longer true from now" },
-    }, []),
-    handler: async (args, _ctx) => {
-      const hasEntity = args.entity !== undefined, hasRelation = args.relation_id !== undefined;
-      if (hasEntity === hasRelation) return error(`Give exactly one of "entity" or "relation_id"`);
-      if (hasEntity) {
-        const stray = ["predicate", "object", "confidence", "status", "close"]
-          .filter((k) => args[k] !== undefined);
-        if (stray.length > 0) {
-          return error(`${stray.join(", ")} apply to a relation, not an entity`);
-        }
-        if (args.name === undefined && args.type === undefined) {
-          return error(`Editing entity "${args.entity}" needs "name" or "type"`);
-        }
-        const e = await store.editEntity(String(args.entity), {
-          name: optionalString(args.name),
-          type: optionalString(args.type),
-        });
-        return `Entity is now "${e.name}" (${e.type}).`;
+    input: EDIT,
+    handler: (args) => {
+      const { entity, relation_id: relationId } = args;
+      if (entity !== undefined && relationId === undefined) return editEntity(store, entity, args);
+      if (entity === undefined && relationId !== undefined) {
+        return editRelation(store, relationId, args);
       }
-      const patch: RelationPatch = {
-        type: optionalString(args.predicate),
-        target: optionalString(args.object),
-        confidence: typeof args.confidence === "number" ? args.confidence : undefined,
-        status: args.status === "active" || args.status === "deleted" ? args.status : undefined,
-        close: args.close === true ? true : undefined,
-      };
-      if (Object.values(patch).every((v) => v === undefined)) {
-        return error(
-          `Editing relation ${args.relation_id} needs predicate, object, confidence, status or close`,
-        );
-      }
-      const r = await store.editRelation(Number(args.relation_id), patch);
-      return `Fact is now: ${formatFact(r, { id: true })}`;
+      return error(`Give exactly one of "entity" or "relation_id"`);
     },
+  });
+}
+
+async function editEntity(
+  store: GraphStore,
+  entity: string,
+  args: z.output<typeof EDIT>,
+): Promise<string | ToolResult> {
+  const stray = RELATION_FIELDS.filter((k) => args[k] !== undefined);
+  if (stray.length > 0) return error(`${stray.join(", ")} apply to a relation, not an entity`);
+  if (args.name === undefined && args.type === undefined) {
+    return error(`Editing entity "${entity}" needs "name" or "type"`);
+  }
+  const e = await store.editEntity(entity, {
+    name: optionalString(args.name),
+    type: optionalString(args.type),
+  });
+  return `Entity is now "${e.name}" (${e.type}).`;
+}
+
+async function editRelation(
+  store: GraphStore,
+  id: number,
+  args: z.output<typeof EDIT>,
+): Promise<string | ToolResult> {
+  const patch: RelationPatch = {
+    type: optionalString(args.predicate),
+    target: optionalString(args.object),
+    confidence: args.confidence,
+    status: args.status,
+    close: args.close === true ? true : undefined,
   };
+  if (Object.values(patch).every((v) => v === undefined)) {
+    return error(`Editing relation ${id} needs predicate, object, confidence, status or close`);
+  }
+  const r = await store.editRelation(id, patch);
+  return `Fact is now: ${formatFact(r, { id: true })}`;
 }
 
-function objectSchema(properties: Record<string, unknown>, required: string[]) {
-  return { type: "object", properties, required, additionalProperties: false };
+function introspectTool(store: GraphStore): RegisteredTool {
+  return defineTool({
+    name: "memory_introspect",
+    description: "Memory statistics: counts, the most mentioned entities, the newest facts.",
+    input: z.object({ top: z.int().min(1).max(50).optional() }),
+    parallelSafe: true,
+    noMemory: true,
+    handler: async (args) => {
+      const top = args.top ?? 10;
+      const view = await store.introspect({ top, recent: top });
+      return [
+        `Entities ${view.entities}; facts ${view.relations} active, ${view.closed} ` +
+        `superseded, ${view.deleted} deleted; sentences ${view.sentences}.`,
+        `Most mentioned: ${
+          view.topEntities.map((e) => `${e.name} (${e.type}, ${e.mentions})`).join(", ") ||
+          "none"
+        }`,
+        "Newest facts:",
+        ...view.recentRelations.map((r) => formatFact(r, { id: true })),
+      ].join("\n");
+    },
+  });
 }
 
-function optionalString(value: unknown): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+function optionalString(value: string | undefined): string | undefined {
+  return value !== undefined && value.trim() !== "" ? value.trim() : undefined;
 }
 
 function error(content: string): ToolResult {

@@ -51,17 +51,50 @@ Deno.test("OverlayGraph keeps writes out of main until reclaim and reads both", 
 });
 
 Deno.test("graphMemoryTools commit into and recall from the graph they are given", async () => {
-  const main = new InMemoryGraph();
-  const overlay = new OverlayGraph(main);
+  const clock = { now: () => Date.UTC(2026, 0, 1) };
+  const main = new InMemoryGraph({ clock });
+  const overlay = new OverlayGraph(main, { clock });
   const [recall, commit] = graphMemoryTools(overlay);
   const ctx = { signal: new AbortController().signal, turnId: "t", callId: "c" };
   const committed = await commit!.handler({
     triples: [{ subject: "Tom", predicate: "owns", object: "a bike" }],
+    sentence_text: "Tom owns a bike",
   }, ctx);
-  assert.equal(committed, "Committed 1 facts (1 new).");
-  assert.equal(await recall!.handler({ keywords: ["tom"] }, ctx), "Tom —owns→ a bike");
+  assert.equal(
+    committed,
+    "Committed 1 facts: 1 new, 0 already known (reinforced), 0 superseded facts closed.",
+  );
+  assert.deepEqual(overlay.pending().map((t) => [t.sentence, t.turnIds]), [
+    ["Tom owns a bike", ["t"]],
+  ]);
+  assert.equal(
+    await recall!.handler({ keywords: ["tom"] }, ctx),
+    "#-3 Tom —owns→ a bike (2026-01-01)",
+    "a temp-only fact carries a negative id",
+  );
   assert.equal(
     await graphMemoryTools(main)[0]!.handler({ keywords: ["tom"] }, ctx),
-    "No facts found.",
+    'No facts found for ["tom"].',
   );
+  const bad = await recall!.handler({ keywords: [] }, ctx);
+  assert.match(typeof bad === "string" ? bad : bad.content, /Invalid arguments.*keywords/);
+});
+
+Deno.test("InMemoryGraph counts a repeated fact as reinforced; OverlayGraph.history shows both stores", async () => {
+  const main = new InMemoryGraph();
+  await main.commit([{ subject: "Ann", predicate: "likes", object: "tea" }]);
+  const overlay = new OverlayGraph(main);
+  assert.deepEqual(
+    await overlay.commit([
+      { subject: "Ann", predicate: "likes", object: "tea" },
+      { subject: "Ann", predicate: "lives_in", object: "Oslo" },
+      { subject: "ann", predicate: "LIVES_IN", object: "oslo" },
+    ]),
+    { entities: 3, relations: 2, reinforced: 1, closed: 0 },
+  );
+  const history = await overlay.history("ANN");
+  assert.deepEqual(history.map((r) => [r.id < 0, r.type, r.target]), [
+    [true, "lives_in", "Oslo"],
+    [false, "likes", "tea"],
+  ]);
 });

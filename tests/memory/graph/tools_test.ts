@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import {
+  graphMemoryTools,
   graphTools,
+  OverlayGraph,
   parseToolArguments,
   type RegisteredTool,
   socialTools,
@@ -14,6 +16,12 @@ import {
 } from "../../../memory/mod.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
+
+const seen = ({ name, description, parameters }: RegisteredTool) => ({
+  name,
+  description,
+  parameters,
+});
 
 async function setup() {
   const graph = GraphDB.open({ path: ":memory:", clock: { now: () => T0 } });
@@ -152,6 +160,32 @@ Deno.test("memory_merge, memory_edit, memory_delete_entity, memory_purge and mem
     deleted: 1,
     sentences: 0,
   });
+});
+
+Deno.test("A resident's memory_recall and memory_commit are the main agent's, over its overlay", async () => {
+  using t = await setup();
+  const overlay = new OverlayGraph(t.graph, { clock: { now: () => T0 } });
+  const resident = graphMemoryTools(overlay);
+  const main = graphTools(t.graph).slice(0, 2);
+  assert.deepEqual(resident.map(seen), main.map(seen), "same names, schemas and descriptions");
+
+  await t.call("memory_commit", {
+    triples: [{ subject: "Ann", predicate: "lives_in", object: "Oslo" }],
+  });
+  await t.call("memory_commit", {
+    triples: [{ subject: "Ann", predicate: "lives_in", object: "Bergen" }],
+  });
+  const ctx = { signal: new AbortController().signal, turnId: "r-1", callId: "c" };
+  await resident[1]!.handler(
+    { triples: [{ subject: "Ann", predicate: "likes", object: "tea" }] },
+    ctx,
+  );
+  const out = await resident[0]!.handler({ keywords: ["Ann"], include_history: true }, ctx);
+  const text = typeof out === "string" ? out : out.content;
+  assert.match(text, /^#-\d+ Ann —likes→ tea \(2026-01-01\)$/m, "its own fact");
+  assert.match(text, /^#\d+ Ann —lives_in→ Bergen/m, "the main graph's");
+  assert.match(text, /History:\n#\d+ Ann —lives_in→ Oslo \(2026-01-01 – 2026-01-01\)/);
+  assert.equal((await t.graph.history("Ann")).some((r) => r.target === "tea"), false);
 });
 
 Deno.test("person tools: traits supersede, relationships, profile and network", async () => {
