@@ -2,7 +2,7 @@
 import type { MediaRef } from "./memory/media.ts";
 import type { ToolCall, Usage } from "./llm/provider.ts";
 import type { Logger } from "./ports.ts";
-import type { OwnerAnswer, OwnerQuestion } from "./kernel/questions.ts";
+import type { OwnerEvent } from "./kernel/questions.ts";
 import { errorMessage } from "./errors.ts";
 
 /**
@@ -94,10 +94,7 @@ export type KernelEvent =
   | { type: "stage_breaker"; plugin: string; stage: StageName; state: "closed" }
   /** A kernel fault the owner must hear of; its text is injected at L4 from source "kernel". */
   | { type: "kernel_notice"; kind: KernelNoticeKind; subject: string; text: string }
-  /** A plugin asks the owner (approve / deny in the web page or the CLI). */
-  | { type: "owner_question"; question: OwnerQuestion }
-  /** Question `id` ended. */
-  | { type: "owner_answered"; id: string; answer: OwnerAnswer; by?: string }
+  | OwnerEvent
   | { type: "custom"; name: string; source: string; data: unknown };
 
 /** What a kernel notice is about (ARCHITECTURE.md: L4 is kernel-exclusive). */

@@ -6,7 +6,6 @@
  * once: approved, denied, timed out, or cancelled (the asker's signal aborted, e.g. a stopped
  * turn, or its plugin stopped). No IO: time comes from the injected Clock.
  */
-import type { EventBus } from "../events.ts";
 import type { Clock, Logger, TimerHandle } from "../ports.ts";
 
 /** How a question ended. */
@@ -35,10 +34,18 @@ export interface OwnerQuestion {
   expiresAt: number;
 }
 
+/** The events a question publishes; members of KernelEvent (events.ts imports them from here). */
+export type OwnerEvent =
+  /** A plugin asks the owner (approve / deny in the web page or the CLI). */
+  | { type: "owner_question"; question: OwnerQuestion }
+  /** Question `id` ended. */
+  | { type: "owner_answered"; id: string; answer: OwnerAnswer; by?: string };
+
 /** Options of OwnerQuestions. */
 export interface OwnerQuestionsOptions {
   clock: Clock;
-  events: EventBus;
+  /** Where the questions and answers are published: the kernel's EventBus. */
+  events: { publish(event: OwnerEvent): void };
   logger: Logger;
   newId?: () => string;
   /** Most questions pending at once; beyond it a new one is denied at once. Default 20. */
