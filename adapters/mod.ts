@@ -4,28 +4,20 @@
  * and the JSON-lines logger.
  */
 export type { NativeClientOptions } from "./_client.ts";
-export { OpenAIProvider, type OpenAIProviderOptions } from "./openai.ts";
-export { OllamaProvider, type OllamaProviderOptions } from "./ollama.ts";
-export {
-  contextWindowFor,
-  type ContextWindowOptions,
-  FALLBACK_CONTEXT_WINDOW,
-  MODEL_WINDOWS,
-} from "./model_windows.ts";
+export { OpenAIProvider } from "./openai.ts";
+export { OllamaProvider } from "./ollama.ts";
+export { contextWindowFor, FALLBACK_CONTEXT_WINDOW } from "./model_windows.ts";
 export { systemClock } from "./system_clock.ts";
-export * from "./lua/mod.ts";
 export {
-  createJsonLogger,
-  type JsonLoggerOptions,
-  type LogLevel,
-  parseLogLevel,
-  writeStderr,
-} from "./json_logger.ts";
+  bundledAdapters,
+  createLuaVm,
+  installBundledAdapters,
+  LUA_GLUE_FILE,
+  LuaAdapterRuntime,
+  luaGlueFile,
+  registerLuaAdapterDefaults,
+} from "./lua/mod.ts";
+export { createJsonLogger, parseLogLevel, writeStderr } from "./json_logger.ts";
 
-export {
-  type AdapterBuilder,
-  createProviderFactory,
-  nativeAdapters,
-  type ProviderFactoryOptions,
-} from "./factory.ts";
-export { openProviders, type OpenProvidersOptions } from "./providers.ts";
+export { type AdapterBuilder, createProviderFactory } from "./factory.ts";
+export { openProviders } from "./providers.ts";

@@ -1,56 +1,212 @@
 /** The kernel's public entry. Everything outside core/ imports from here. */
-export * from "./errors.ts";
-export * from "./names.ts";
-export * from "./ports.ts";
-export * from "./llm/provider.ts";
-export * from "./llm/sources.ts";
-export * from "./events.ts";
-export * from "./input.ts";
-export * from "./kernel/tools.ts";
-export * from "./kernel/define_tool.ts";
-export * from "./kernel/stages.ts";
-export * from "./kernel/output.ts";
-export * from "./prompt/budget.ts";
-export * from "./prompt/context.ts";
-export * from "./memory/embedding.ts";
-export * from "./memory/media.ts";
-export * from "./memory/media_turn.ts";
-export * from "./memory/media_tools.ts";
-export * from "./prompt/system_prompt.ts";
-export * from "./kernel/scheduler.ts";
-export * from "./kernel/turn_control.ts";
-export * from "./kernel/event_loop.ts";
-export * from "./kernel/turn.ts";
-export * from "./kernel/agent.ts";
-export * from "./sdk.ts";
-export * from "./kernel/questions.ts";
-export * from "./kernel/routes.ts";
-export * from "./config/types.ts";
-export * from "./config/registry.ts";
-export * from "./config/core_defaults.ts";
-export * from "./config/memory_defaults.ts";
-export * from "./llm/manager.ts";
-export * from "./llm/call.ts";
-export * from "./prompt/relevance_context.ts";
-export * from "./memory/documents.ts";
-export * from "./memory/graph_overlay.ts";
-export * from "./agents/children.ts";
-export * from "./agents/residents.ts";
-export * from "./agents/resident_tool.ts";
-export * from "./agents/triage.ts";
-export * from "./memory/graph.ts";
-export * from "./memory/graph_store.ts";
-export * from "./memory/heartbeat.ts";
-export * from "./memory/consolidation.ts";
-export * from "./memory/knowledge.ts";
+export {
+  AbortedError,
+  ConfigError,
+  EmbeddingError,
+  errorMessage,
+  HomeAgentError,
+  PluginError,
+  ProviderError,
+  type ProviderFailureKind,
+  ResidentError,
+  UsageError,
+} from "./errors.ts";
+export {
+  checkName,
+  checkNamePath,
+  checkPluginName,
+  NameError,
+  namePathProblem,
+  PLUGIN_NAME,
+} from "./names.ts";
+export {
+  type Clock,
+  type ConfigRow,
+  type ConfigStore,
+  type LogFields,
+  type Logger,
+  silentLogger,
+  sleep,
+  type TimerHandle,
+} from "./ports.ts";
+export {
+  type CallOptions,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResponse,
+  type FinishReason,
+  type ImagePart,
+  type JsonSchema,
+  type Provider,
+  type StreamEvent,
+  type ToolCall,
+  ToolCallAccumulator,
+  type Usage,
+} from "./llm/provider.ts";
+export { type ProviderFactory, type SourceConfig } from "./llm/sources.ts";
+export {
+  EventBus,
+  type EventOf,
+  isStageName,
+  type KernelEvent,
+  type KernelNoticeKind,
+  type StageName,
+} from "./events.ts";
+export { type InjectOptions, type Input, type PriorityLevel, type Reply } from "./input.ts";
+export {
+  executeTool,
+  inferPlugin,
+  parseToolArguments,
+  type RegisteredTool,
+  type ToolContext,
+  type ToolDef,
+  ToolRegistry,
+  type ToolResult,
+} from "./kernel/tools.ts";
+export { defineTool } from "./kernel/define_tool.ts";
+export { type StageContext, type StageHandler, StageHost } from "./kernel/stages.ts";
+export { Cap, type OutputChannel, type OutputMessage } from "./kernel/output.ts";
+export { computeTokenBudget, estimateTokens, MAX_TARGET_TOKENS } from "./prompt/budget.ts";
+export {
+  type ContextEvent,
+  type ContextRecord,
+  type ContextSnapshot,
+  type ContextStore,
+  type ContextWindow,
+  RecentContext,
+  replayContext,
+  type StoredContext,
+} from "./prompt/context.ts";
+export {
+  type Embedder,
+  type EmbedOptions,
+  type EmbedPriority,
+  type ImageInput,
+  type Modality,
+  type StoredVector,
+} from "./memory/embedding.ts";
+export {
+  checkDigest,
+  checkMediaCount,
+  type MediaBlock,
+  MediaError,
+  type MediaHit,
+  type MediaItem,
+  type MediaLimits,
+  type MediaOrigin,
+  type MediaPutOptions,
+  type MediaQuery,
+  type MediaRef,
+  type MediaStatus,
+  type MediaStore,
+  ModalityUnsupportedError,
+} from "./memory/media.ts";
+export { toBase64 } from "./memory/media_turn.ts";
+export { buildSystemPrompt, type MemorySection, orderSections } from "./prompt/system_prompt.ts";
+export { type Dispatch, effectiveLevel, Scheduler, type Task } from "./kernel/scheduler.ts";
+export { EventLoop } from "./kernel/event_loop.ts";
+export { EPHEMERAL_META, NO_MEMORY_META, NO_TOOLS_META } from "./kernel/turn.ts";
+export { Agent, type AgentOptions, type KernelConfig } from "./kernel/agent.ts";
+export {
+  createPluginSdk,
+  type Plugin,
+  type PluginSDK,
+  type PluginSettingDefinition,
+} from "./sdk.ts";
+export { type OwnerAnswer, type OwnerQuestion } from "./kernel/questions.ts";
+export { type PluginRoute } from "./kernel/routes.ts";
+export {
+  type ConfigDefinition,
+  type ConfigDescription,
+  type ConfigEntry,
+  type ConfigListener,
+  SECRET_MASK,
+} from "./config/types.ts";
+export { ConfigRegistry } from "./config/registry.ts";
+export { registerCoreDefaults } from "./config/core_defaults.ts";
+export { ProviderManager, type SourceHealth } from "./llm/manager.ts";
+export {
+  type LlmCaller,
+  type LlmCallListener,
+  type LlmCallResult,
+  type RequestBuilder,
+} from "./llm/call.ts";
+export {
+  RelevanceContext,
+  type RelevanceContextOptions,
+  textForVector,
+} from "./prompt/relevance_context.ts";
+export {
+  documentsSection,
+  type DocumentStore,
+  documentTools,
+  eventsToDocuments,
+  type MemoryDocument,
+  type NewDocument,
+  type ScoredDocument,
+} from "./memory/documents.ts";
+export { InMemoryGraph, OverlayGraph } from "./memory/graph_overlay.ts";
+export { runChild, SPAWN_CHILD_TOOL, spawnChildTool } from "./agents/children.ts";
+export {
+  RESIDENT_CHANNEL,
+  ResidentPool,
+  type ResidentSummary,
+  type ResidentTask,
+} from "./agents/residents.ts";
+export { residentAgentsTool } from "./agents/resident_tool.ts";
+export { BacklogTriage, BUSY_NOTICE } from "./agents/triage.ts";
+export {
+  type CommitResult,
+  type GraphEntity,
+  type GraphMemory,
+  type GraphQuery,
+  type GraphRecall,
+  type GraphRelation,
+  type Triple,
+} from "./memory/graph.ts";
+export {
+  type EntityPatch,
+  formatFact,
+  type GraphIntrospection,
+  type GraphStore,
+  type MergeResult,
+  type NeighbourhoodOptions,
+  type RelationPatch,
+} from "./memory/graph_store.ts";
+export {
+  Heartbeat,
+  type HeartbeatCounts,
+  type HeartbeatStats,
+  type HeartbeatTask,
+} from "./memory/heartbeat.ts";
+export {
+  agentConsolidator,
+  ConsolidationError,
+  type Consolidator,
+  extractJson,
+  type GraphMaintenance,
+} from "./memory/consolidation.ts";
+export {
+  type KnowledgeBase,
+  type KnowledgeEntry,
+  KnowledgeError,
+  type KnowledgeHit,
+  knowledgeSection,
+  knowledgeTools,
+} from "./memory/knowledge.ts";
 export type * from "./memory/conversation.ts";
-export * from "./memory/graph_tools.ts";
-export * from "./memory/social_tools.ts";
-export * from "./llm/usage.ts";
-export * from "./llm/tools.ts";
-export * from "./lua/budget.ts";
-export * from "./lua/call.ts";
-export * from "./lua/resume.ts";
-export { configCommand, type ConfigCommandOptions } from "./config/command.ts";
-export { KernelNotices, type NoticeSink } from "./kernel/notices.ts";
-export { createKernel, type Kernel, type KernelOptions, type StopMode } from "./agents/kernel.ts";
+export { graphMemoryTools, graphTools } from "./memory/graph_tools.ts";
+export { socialTools } from "./memory/social_tools.ts";
+export {
+  emptyTotals,
+  lastWeekOfUsage,
+  type RecordedUsage,
+  type UsageLedger,
+  type UsageTotals,
+} from "./llm/usage.ts";
+export { LuaBudget } from "./lua/budget.ts";
+export { describeBreach, type LuaBreach, LuaCall, type LuaLimits } from "./lua/call.ts";
+export { resumeUnderBudget } from "./lua/resume.ts";
+export { configCommand } from "./config/command.ts";
+export { KernelNotices } from "./kernel/notices.ts";
+export { createKernel } from "./agents/kernel.ts";

@@ -11,7 +11,7 @@ import type { OutputHandler } from "./kernel/output.ts";
 import type { Logger } from "./ports.ts";
 import type { StageHandler, StageScope } from "./kernel/stages.ts";
 import type { ToolDef } from "./kernel/tools.ts";
-import { errorMessage, PluginError } from "./errors.ts";
+import { PluginError } from "./errors.ts";
 import type { z } from "zod";
 import type { OwnerAnswer, OwnerQuestion, OwnerQuestionRequest } from "./kernel/questions.ts";
 import type { PluginRoute } from "./kernel/routes.ts";
@@ -191,65 +191,4 @@ export function createPluginSdk(
     agent.outputs.unregisterPlugin(plugin);
   };
   return { sdk, detach };
-}
-
-/** State of a plugin under the PluginManager. */
-export interface PluginState {
-  name: string;
-  state: "running" | "stopped" | "failed";
-  error?: string;
-}
-
-/** Starts and stops built-in plugins with isolation: one failing plugin never stops the others. */
-export class PluginManager {
-  #entries: { plugin: Plugin; state: PluginState; detach?: () => void }[] = [];
-  #options: Omit<PluginSdkOptions, "logger"> & { logger: Logger };
-
-  constructor(options: Omit<PluginSdkOptions, "logger"> & { logger: Logger }) {
-    this.#options = options;
-  }
-
-  /** Start `plugin`; a failure is logged, its registrations detached, and recorded in list(). */
-  async start(plugin: Plugin): Promise<PluginState> {
-    if (this.#entries.some((e) => e.plugin.name === plugin.name)) {
-      throw new TypeError(`Plugin "${plugin.name}" is already loaded`);
-    }
-    const logger = this.#options.logger.child({ plugin: plugin.name });
-    const { sdk, detach } = createPluginSdk(plugin.name, { ...this.#options, logger });
-    const entry = { plugin, state: { name: plugin.name, state: "running" } as PluginState, detach };
-    this.#entries.push(entry);
-    try {
-      await plugin.start(sdk);
-    } catch (error) {
-      detach();
-      entry.state = { name: plugin.name, state: "failed", error: errorMessage(error) };
-      logger.error("Plugin failed to start", {
-        error: errorMessage(error),
-        stack: error instanceof Error ? error.stack : undefined,
-      });
-    }
-    return entry.state;
-  }
-
-  /** Stop every running plugin, last started first. */
-  async stopAll(): Promise<void> {
-    for (const entry of [...this.#entries].reverse()) {
-      if (entry.state.state !== "running") continue;
-      try {
-        await entry.plugin.stop();
-      } catch (error) {
-        this.#options.logger.error("Plugin failed to stop", {
-          plugin: entry.plugin.name,
-          error: errorMessage(error),
-        });
-      }
-      entry.detach?.();
-      entry.state = { name: entry.plugin.name, state: "stopped" };
-    }
-  }
-
-  /** Every plugin and its state. */
-  list(): PluginState[] {
-    return this.#entries.map((e) => ({ ...e.state }));
-  }
 }

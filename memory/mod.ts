@@ -1,16 +1,29 @@
 /** The storage layer's public entry: home directory, SQLite, and the stores behind core's ports. */
-export * from "./home.ts";
-export * from "./sqlite.ts";
-export * from "./stores/config.ts";
-export * from "./stores/context.ts";
-export * from "./embed/fingerprint.ts";
-export * from "./text/keywords.ts";
-export * from "./embed/hash.ts";
-export * from "./embed/tfidf.ts";
-export * from "./embed/static_vectors.ts";
-export * from "./embed/model_download.ts";
-export * from "./embed/wordpiece.ts";
-export * from "./embed/onnx.ts";
+export {
+  DEFAULT_PERSONA,
+  ensureHome,
+  type HomePaths,
+  homePaths,
+  readPersona,
+  resolveHome,
+} from "./home.ts";
+export { openDatabase } from "./sqlite.ts";
+export { openHomeConfig } from "./stores/config.ts";
+export { decodeVector, encodeVector, JsonContextStore } from "./stores/context.ts";
+export {
+  cosine,
+  formatFingerprint,
+  hash32,
+  parseFingerprint,
+  sameSpace,
+} from "./embed/fingerprint.ts";
+export { createTextAnalyzer, IdfTable, keywords, stemEnglish, tokenize } from "./text/keywords.ts";
+export { createHashEmbedder } from "./embed/hash.ts";
+export { createTfIdfSpace, sparseCosine, tfidfTerms } from "./embed/tfidf.ts";
+export { loadStaticEmbedder } from "./embed/static_vectors.ts";
+export { fetchModel, parseModelSource } from "./embed/model_download.ts";
+export { WordPieceTokenizer } from "./embed/wordpiece.ts";
+export { loadOnnxEmbedder, type OnnxEmbedder } from "./embed/onnx.ts";
 export {
   type CatalogModel,
   catalogModel,
@@ -28,29 +41,21 @@ export {
 } from "./embed/model_store.ts";
 export { installModel, type InstallProgress, type InstallResult } from "./embed/model_install.ts";
 export { type DownloadProgress, downloadVerified } from "./embed/download.ts";
-export * from "./embed/http.ts";
-export * from "./embed/config.ts";
-export * from "./embed/spaces.ts";
-export * from "./docs/store.ts";
-export * from "./graph/db.ts";
-export * from "./graph/indexer.ts";
-export * from "./graph/tier.ts";
-export * from "./cli/inspect.ts";
-export * from "./open.ts";
-export * from "./log/text_log.ts";
-export * from "./loops/distiller.ts";
-export * from "./loops/heartbeat.ts";
-export * from "./knowledge/base.ts";
-export * from "./upkeep.ts";
-export * from "./recall.ts";
-export * from "./eval/eval.ts";
-export * from "./eval/run.ts";
-export * from "./stores/usage.ts";
-export * from "./cli/portable.ts";
-export * from "./cli/commands.ts";
+export { createHttpEmbedder } from "./embed/http.ts";
+export { readEmbeddingConfig } from "./embed/config.ts";
+export { createEmbedder, selectEmbedder } from "./embed/spaces.ts";
+export { DocStore } from "./docs/store.ts";
+export { GraphDB, isSingleValued } from "./graph/db.ts";
+export { GraphIndexer, MEMORY_INDEX_HINT } from "./graph/indexer.ts";
+export { openMemory } from "./open.ts";
+export { EvalQuestion, EvalTurn, fuseRankings, recallAt, reciprocalRank } from "./eval/eval.ts";
+export { readJsonl, runMemoryEval } from "./eval/run.ts";
+export { SqliteUsageStore } from "./stores/usage.ts";
+export { exportMemory, importMemory } from "./cli/portable.ts";
+export { runEvalCommand, runMemoryCommand } from "./cli/commands.ts";
 export { memoryModelCommand, MODEL_USAGE, parseModelArgs, socketAnswers } from "./cli/model.ts";
-export * from "./plugin_services.ts";
-export * from "./cli/health.ts";
+export { memoryPluginServices } from "./plugin_services.ts";
+export { checkStores } from "./cli/health.ts";
 export { loadOnnxImageEncoder, toPixelValues, unifiedSpace } from "./embed/onnx_image.ts";
 export type { ImageEncoder, OnnxImageEncoderOptions } from "./embed/onnx_image.ts";
 export { MediaTier } from "./media/store.ts";
@@ -60,3 +65,4 @@ export { ACCEPTED_IMAGE_TYPES, magicType, sniffImage } from "./media/sniff.ts";
 export { decodeImage } from "./media/decode.ts";
 export { defaultMediaConfig, readMediaConfig, registerMediaDefaults } from "./media/config.ts";
 export type { MediaConfig } from "./media/config.ts";
+export { registerMemoryDefaults } from "./settings.ts";

@@ -1,8 +1,10 @@
-/** The kernel's own settings: `core.agent.*`, `core.llm.*`, `core.web.*`. */
+/**
+ * The kernel's own settings: `core.agent.*`, `core.llm.*`, `core.web.*`. Memory, the adapters
+ * and the plugins register theirs (memory/settings.ts, adapters/lua/settings.ts, plugins/).
+ */
 import { z } from "zod";
 import type { ConfigRegistry } from "./registry.ts";
 import { parseOrder } from "./_sources.ts";
-import { registerMemoryLoopDefaults } from "./memory_defaults.ts";
 
 const NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -33,7 +35,6 @@ const adapterName = z.string().refine(
  * patterns. Throws TypeError when called twice on the same registry.
  */
 export function registerCoreDefaults(registry: ConfigRegistry): void {
-  registerMemoryLoopDefaults(registry);
   registry.define({
     key: "core.agent.max_tool_turns",
     schema: z.int().min(1).max(100),
@@ -206,24 +207,3 @@ function registerSourcePatterns(registry: ConfigRegistry): void {
       "Tokens (prompt + completion) per local day after which the source is skipped; 0 = none",
   });
 }
-
-/** A known provider's adapter and base URL, offered as a hint; never stored on its own. */
-export interface LlmSourcePreset {
-  adapter: string;
-  baseUrl: string;
-}
-
-/**
- * Where the eight bundled adapters usually point (the original seeded these as rows; here
- * they are documentation for `config set` and the settings page, not stored defaults).
- */
-export const llmSourcePresets: Readonly<Record<string, LlmSourcePreset>> = {
-  openai: { adapter: "openai", baseUrl: "https://api.openai.com/v1" },
-  deepseek: { adapter: "deepseek", baseUrl: "https://api.deepseek.com" },
-  anthropic: { adapter: "anthropic", baseUrl: "https://api.anthropic.com" },
-  gemini: { adapter: "gemini", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
-  mistral: { adapter: "mistral", baseUrl: "https://api.mistral.ai/v1" },
-  groq: { adapter: "groq", baseUrl: "https://api.groq.com/openai/v1" },
-  github: { adapter: "github", baseUrl: "https://models.github.ai/inference" },
-  ollama: { adapter: "ollama", baseUrl: "http://127.0.0.1:11434" },
-};

@@ -45,34 +45,6 @@ export function lastWeekOfUsage(ledger: Pick<UsageLedger, "range">, now: number)
   return ledger.range(dayOf(now - 6 * 86_400_000), dayOf(now));
 }
 
-/** A ledger in memory (tests, and a daemon without a usage database). */
-export class MemoryUsageLedger implements UsageLedger {
-  #rows = new Map<string, UsageTotals>();
-
-  /** Add one call. */
-  record(source: string, day: string, usage: RecordedUsage): void {
-    const row = this.totals(source, day);
-    row.promptTokens += usage.promptTokens;
-    row.completionTokens += usage.completionTokens;
-    row.cachedTokens += usage.cachedTokens ?? 0;
-    if (usage.estimated) row.estimatedTokens += usage.promptTokens + usage.completionTokens;
-    row.calls++;
-    this.#rows.set(`${day}\u0000${source}`, row);
-  }
-
-  /** Totals of one source on one day. */
-  totals(source: string, day: string): UsageTotals {
-    return this.#rows.get(`${day}\u0000${source}`) ??
-      { ...emptyTotals(source, day) };
-  }
-
-  /** Totals within the days, by day then source. */
-  range(fromDay: string, toDay: string): UsageTotals[] {
-    return [...this.#rows.values()].filter((r) => r.day >= fromDay && r.day <= toDay)
-      .sort((a, b) => a.day.localeCompare(b.day) || a.source.localeCompare(b.source));
-  }
-}
-
 /** The totals of a source on a day without calls. */
 export function emptyTotals(source: string, day: string): UsageTotals {
   return {

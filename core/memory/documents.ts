@@ -97,24 +97,6 @@ export function documentsSection(docs: readonly MemoryDocument[]): MemorySection
   };
 }
 
-/**
- * The "[Related Memory Docs]" section for `input`: the top hits, summaries only. Showing them
- * is no access: a document stays cold until the model reads it with `doc_query`.
- */
-export async function relatedDocuments(
-  store: DocumentStore,
-  text: string,
-  options: { k?: number; signal?: AbortSignal } = {},
-): Promise<MemorySection | undefined> {
-  const hits = await store.query(text, { k: options.k ?? 3, signal: options.signal });
-  if (hits.length === 0) return undefined;
-  return {
-    title: "Related Memory Docs",
-    kind: "documents",
-    lines: hits.map((h) => `- (${shortDate(h.document.createdAt)}) ${h.document.summary}`),
-  };
-}
-
 function shortDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }

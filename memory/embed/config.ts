@@ -1,7 +1,6 @@
 /** The embedding settings (`core.agent.embedding*`): zod-typed keys and their typed reading. */
 import { z } from "zod";
 import type { ConfigRegistry } from "../../core/mod.ts";
-import { registerMediaDefaults } from "../media/config.ts";
 
 /** Which vector space the daemon builds. */
 export type EmbeddingKind = "hash" | "static" | "onnx" | "http" | "tfidf";
@@ -176,17 +175,8 @@ const KEYS: readonly Key<unknown>[] = [
   }),
 ];
 
-/** The defaults as one typed object (what a fresh install uses). */
-export const defaultEmbeddingConfig: Readonly<EmbeddingConfig> = Object.freeze(
-  Object.fromEntries(KEYS.map((k) => [k.field, k.default])) as unknown as EmbeddingConfig,
-);
-
-/**
- * Define the `core.agent.embedding*` keys and the media keys beside them (restart to apply).
- * Throws TypeError when called twice.
- */
-export function registerMemoryDefaults(registry: ConfigRegistry): void {
-  registerMediaDefaults(registry);
+/** Define the `core.agent.embedding*` keys (restart to apply). Throws TypeError when called twice. */
+export function registerEmbeddingDefaults(registry: ConfigRegistry): void {
   for (const k of KEYS) {
     registry.define({
       key: k.key,

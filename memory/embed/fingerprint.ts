@@ -4,8 +4,6 @@
  * only within one fingerprint, and a stored vector from another space is recomputed.
  * @module
  */
-import type { Embedder, StoredVector } from "../../core/mod.ts";
-import type { HotLoops } from "../../wasm/mod.ts";
 
 /** The three parts of a fingerprint. */
 export interface FingerprintParts {
@@ -37,12 +35,6 @@ export function sameSpace(a: string | undefined, b: string | undefined): boolean
   return a !== undefined && a === b && parseFingerprint(a) !== undefined;
 }
 
-/** True when `stored` must be recomputed before it is compared in `embedder`'s space. */
-export function needsRecompute(stored: StoredVector | undefined, embedder: Embedder): boolean {
-  return stored === undefined || !sameSpace(stored.fingerprint, embedder.fingerprint) ||
-    stored.vector.length !== embedder.dim;
-}
-
 /** Scale `vector` to unit length in place (a zero vector stays zero); returns it. */
 export function l2Normalize(vector: Float32Array): Float32Array {
   let sum = 0;
@@ -67,22 +59,6 @@ export function cosine(a: Float32Array, b: Float32Array): number {
     nb += y * y;
   }
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
-
-/** Cosine of `query` against each of `vectors` with the wasm hot loops (one packed call). */
-export function cosineMany(
-  hot: HotLoops,
-  query: Float32Array,
-  vectors: readonly Float32Array[],
-): Float32Array {
-  const matrix = new Float32Array(vectors.length * query.length);
-  vectors.forEach((v, i) => {
-    if (v.length !== query.length) {
-      throw new RangeError(`Cannot compare vectors of dimensions ${query.length} and ${v.length}`);
-    }
-    matrix.set(v, i * query.length);
-  });
-  return hot.cosineScores(query, matrix);
 }
 
 /** 32-bit FNV-1a of the UTF-16 code units of `text`, finished with murmur3's fmix32. */

@@ -1,5 +1,4 @@
 /** Turns an installed plugin folder into a Plugin, by manifest kind: subprocess, Lua or SKILL. */
-import { join } from "node:path";
 import { type Clock, type Plugin, PluginError } from "../../core/mod.ts";
 import type { PluginServices } from "./api.ts";
 import type { ChannelLimits } from "./limits.ts";
@@ -158,9 +157,4 @@ async function loadSubprocess(
     onCrash: (reason) => options.onCrash(plugin, reason),
   });
   return { plugin, native, process: () => plugin.process?.pid };
-}
-
-/** The folder of an installed plugin. */
-export function pluginDir(pluginsDir: string, name: string): string {
-  return join(pluginsDir, name);
 }

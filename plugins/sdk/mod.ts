@@ -31,7 +31,40 @@ import {
   type WireToolResult,
 } from "./protocol.ts";
 
-export * from "./protocol.ts";
+export {
+  CAPABILITIES,
+  type Capability,
+  ChannelCap,
+  compatibleVersion,
+  ErrorCode,
+  type KernelMethod,
+  type KernelNotifications,
+  type KernelToPlugin,
+  LineSplitter,
+  MAX_FRAME_BYTES,
+  MAX_IN_FLIGHT,
+  type PluginMethod,
+  type PluginToKernel,
+  PROTOCOL_VERSION,
+  RpcError,
+  type RpcErrorObject,
+  type RpcFrame,
+  type RpcNotification,
+  type RpcRequest,
+  type RpcResponse,
+  type SettingDefinition,
+  type StageMutation,
+  type StageName,
+  type WireInject,
+  type WireOutputMessage,
+  type WireOwnerAnswer,
+  type WireOwnerQuestion,
+  type WireRouteRequest,
+  type WireStageContext,
+  type WireToolCall,
+  type WireToolDef,
+  type WireToolResult,
+} from "./protocol.ts";
 export { JsonRpcPeer, type JsonRpcPeerOptions } from "./rpc.ts";
 
 /** What a tool handler receives besides its arguments. */

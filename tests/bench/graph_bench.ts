@@ -7,9 +7,9 @@
 import { join } from "node:path";
 import {
   buildSystemPrompt,
+  documentsSection,
   estimateTokens,
   RecentContext,
-  relatedDocuments,
   silentLogger,
   type Triple,
 } from "../../core/mod.ts";
@@ -194,7 +194,8 @@ async function promptTokens(): Promise<Record<string, Figure>> {
     const text =
       "Ann and 小明 want to plan the weekend: does Ann still like jazz, and where does she live?";
     const index = await indexer.section(text);
-    const related = await relatedDocuments(docs, text);
+    const hits = await docs.query(text, { k: 3, touch: true });
+    const related = documentsSection(hits.map((h) => h.document));
     const prompt = buildSystemPrompt({
       persona: DEFAULT_PERSONA,
       now: Date.UTC(2026, 0, 2),

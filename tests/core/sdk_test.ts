@@ -1,13 +1,8 @@
 import assert from "node:assert/strict";
-import {
-  Cap,
-  createPluginSdk,
-  type Plugin,
-  PluginManager,
-  type PluginSDK,
-} from "../../core/mod.ts";
+import { Cap, createPluginSdk, type Plugin, type PluginSDK } from "../../core/mod.ts";
 import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
 import { createTestKernel } from "../fakes/kernel.ts";
+import { startPlugin } from "../fakes/plugin_host.ts";
 
 Deno.test("PluginSDK registers the four channels and detaches them when the plugin stops", async () => {
   await using server = startFakeOpenAI();
@@ -36,12 +31,11 @@ Deno.test("PluginSDK registers the four channels and detaches them when the plug
     },
     stop() {},
   };
-  const manager = new PluginManager({
+  const started = await startPlugin(plugin, {
     agent: kernel.agent,
     config: kernel.config.registry,
     logger: kernel.logger,
   });
-  assert.deepEqual(await manager.start(plugin), { name: "qq", state: "running" });
   const names = kernel.agent.allTools().map((t) => t.name);
   assert.deepEqual(names, ["qq_lookup", "output_send__qq", "output_send__qq_help"]);
 
@@ -65,38 +59,9 @@ Deno.test("PluginSDK registers the four channels and detaches them when the plug
   await new Promise((r) => setTimeout(r, 0));
   assert.deepEqual(sent, ["hi from the model", "answer for qq"]);
 
-  await manager.stopAll();
+  await started.stop();
   assert.deepEqual(kernel.agent.allTools(), []);
   assert.equal(kernel.agent.stages.count("after_output"), 0);
-  assert.deepEqual(manager.list(), [{ name: "qq", state: "stopped" }]);
-});
-
-Deno.test("PluginManager isolates a plugin that fails to start and detaches what it registered", async () => {
-  await using kernel = createTestKernel();
-  const manager = new PluginManager({
-    agent: kernel.agent,
-    config: kernel.config.registry,
-    logger: kernel.logger,
-  });
-  const state = await manager.start({
-    name: "broken",
-    start(s) {
-      s.registerTool({
-        name: "broken_tool",
-        description: "",
-        parameters: { type: "object" },
-        handler: () => "",
-      });
-      throw new Error("missing credentials");
-    },
-    stop() {},
-  });
-  assert.deepEqual(state, { name: "broken", state: "failed", error: "missing credentials" });
-  assert.equal(kernel.agent.tools.get("broken_tool"), undefined);
-  await assert.rejects(
-    manager.start({ name: "broken", start() {}, stop() {} }),
-    /already loaded/,
-  );
 });
 
 Deno.test("PluginSDK restricted surface clamps L4 to L3 and refuses publish", async () => {

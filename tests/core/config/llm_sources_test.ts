@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import { sourceFingerprint } from "../../../core/llm/sources.ts";
 import { SECRET_MASK } from "../../../core/config/types.ts";
-import { llmSourcePresets } from "../../../core/config/core_defaults.ts";
 import { openTestRegistry } from "../../fakes/config.ts";
 
 const ENV = {
@@ -123,13 +122,4 @@ Deno.test("ConfigRegistry warns once about an invalid env value and uses the def
   const warnings = t.logger.at("warn");
   assert.equal(warnings.length, 1);
   assert.equal(warnings[0]?.fields.variable, "HOMEAGENT_LLM_BASE_URL");
-});
-
-Deno.test("llmSourcePresets hold base URLs and adapters that the source keys accept", () => {
-  using t = openTestRegistry();
-  for (const [name, preset] of Object.entries(llmSourcePresets)) {
-    t.registry.set(`core.llm.sources.${name}.base_url`, preset.baseUrl);
-    t.registry.set(`core.llm.sources.${name}.adapter`, preset.adapter);
-  }
-  assert.equal(t.registry.allLlmSources().length, 8);
 });

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   type ContextEvent,
+  documentsSection,
   documentTools,
   eventsToDocuments,
-  relatedDocuments,
 } from "../../../core/mod.ts";
 import { createHashEmbedder } from "../../../memory/embed/hash.ts";
 import { createTextAnalyzer } from "../../../memory/text/keywords.ts";
@@ -197,7 +197,8 @@ Deno.test("doc_query consumes documents and puts them back into the context at t
     assert.equal(docs[0]!.createdAt, 1000);
     for (const doc of docs) await store.insert(doc);
 
-    const section = await relatedDocuments(store, "咪咪是谁");
+    const hits = await store.query("咪咪是谁", { k: 3, touch: true });
+    const section = documentsSection(hits.map((h) => h.document));
     assert.equal(section?.title, "Related Memory Docs");
     assert.match(section!.lines[0]!, /咪咪/);
 

@@ -5,7 +5,6 @@ import {
   type Consolidator,
   eventsToDocuments,
   InMemoryGraph,
-  MEMORY_LOOP_KEYS,
   type MemoryDocument,
   RelevanceContext,
 } from "../../../core/mod.ts";
@@ -17,6 +16,8 @@ import { JsonContextStore } from "../../../memory/stores/context.ts";
 import { TextLog } from "../../../memory/log/text_log.ts";
 import { type MemoryHeartbeat, startMemoryHeartbeat } from "../../../memory/loops/heartbeat.ts";
 import { GraphMaintenanceDb } from "../../../memory/graph/maintenance.ts";
+import { MEMORY_LOOP_KEYS } from "../../../memory/loops/settings.ts";
+import { registerMemoryDefaults } from "../../../memory/settings.ts";
 import { ManualClock } from "../../fakes/clock.ts";
 import { MemoryLogger } from "../../fakes/logger.ts";
 import { openTestRegistry } from "../../fakes/config.ts";
@@ -61,6 +62,7 @@ export async function withRig(
   const logger = new MemoryLogger();
   const embedder = createHashEmbedder({ dim: 128 });
   const config = openTestRegistry();
+  registerMemoryDefaults(config.registry);
   const graph = GraphDB.open({ path: join(dir, "graph.db"), clock });
   const maintenance = new GraphMaintenanceDb({ path: join(dir, "graph.db"), graph });
   const documents = await DocStore.open({

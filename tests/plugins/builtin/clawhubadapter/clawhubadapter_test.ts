@@ -1,7 +1,6 @@
 /** The clawhubadapter tools against a loopback ClawHub (search and download endpoints). */
 import assert from "node:assert/strict";
 import { zipSync } from "fflate";
-import { PluginManager } from "../../../../core/mod.ts";
 import { systemClock } from "../../../../adapters/mod.ts";
 import {
   createClawhubAdapterPlugin,
@@ -10,6 +9,7 @@ import {
   SkillLibrary,
 } from "../../../../plugins/mod.ts";
 import { createTestKernel } from "../../../fakes/kernel.ts";
+import { startPlugin } from "../../../fakes/plugin_host.ts";
 import { callTool } from "../../_support.ts";
 
 /** A fake ClawHub: `/api/v1/search` and `/api/v1/download`, recording what it was asked. */
@@ -71,17 +71,13 @@ Deno.test("clawhubadapter searches a configured ClawHub and installs, lists and 
         clawhubDownloadUrl: () => `${hub.url}/api/v1/download`,
       },
     });
-    const manager = new PluginManager({
-      agent: kernel.agent,
-      config: kernel.config.registry,
-      logger: kernel.logger,
-    });
-    await manager.start(
+    const started = await startPlugin(
       createClawhubAdapterPlugin({
         installer,
         skills,
         searchUrl: () => `${hub.url}/api/v1/search`,
       }),
+      { agent: kernel.agent, config: kernel.config.registry, logger: kernel.logger },
     );
     const call = (name: string, args: Record<string, unknown> = {}) => callTool(kernel, name, args);
 
@@ -117,7 +113,7 @@ Deno.test("clawhubadapter searches a configured ClawHub and installs, lists and 
     assert.equal((await call("clawhubadapter_plugin_list")).content, "No skills installed");
     const again = await call("clawhubadapter_plugin_uninstall", { name: "gifgrep" });
     assert.equal(again.isError, true);
-    await manager.stopAll();
+    await started.stop();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -1,9 +1,10 @@
 /** A test kernel with the mcp plugin started over configured servers. */
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { type Clock, PluginManager, type ToolResult } from "../../../../core/mod.ts";
+import type { Clock, ToolResult } from "../../../../core/mod.ts";
 import { systemClock } from "../../../../adapters/mod.ts";
 import { createMcpPlugin, type McpPlugin, registerMcpDefaults } from "../../../../plugins/mod.ts";
 import { createTestKernel, type TestKernel } from "../../../fakes/kernel.ts";
+import { startPlugin } from "../../../fakes/plugin_host.ts";
 import { callTool } from "../../_support.ts";
 
 /** The repo's deno.json, for fixtures that import the SDK by its bare name. */
@@ -64,12 +65,11 @@ export async function startMcp(
     trace: (server, direction, message) => wire.push({ server, direction, message }),
     backoffMs: options.backoffMs,
   });
-  const manager = new PluginManager({
+  const started = await startPlugin(plugin, {
     agent: kernel.agent,
     config: registry,
     logger: kernel.logger,
   });
-  await manager.start(plugin);
   await plugin.settled();
   return {
     kernel,
@@ -78,7 +78,7 @@ export async function startMcp(
     call: (name, args = {}, signal) => callTool(kernel, name, args, signal),
     tools: () => kernel.agent.tools.list().filter((t) => t.plugin === "mcp").map((t) => t.name),
     async [Symbol.asyncDispose]() {
-      await manager.stopAll();
+      await started.stop();
       await kernel[Symbol.asyncDispose]();
     },
   };

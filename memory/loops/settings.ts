@@ -1,6 +1,6 @@
 /** The memory heartbeats' settings, `core.memory.*` (docs/configuration.md "Memory heartbeats"). */
 import { z } from "zod";
-import type { ConfigRegistry } from "./registry.ts";
+import type { ConfigRegistry } from "../../core/mod.ts";
 
 const MINUTE = 60_000;
 const interval = z.int().min(0).max(7 * 24 * 60 * MINUTE);
@@ -35,7 +35,7 @@ export const MEMORY_LOOP_KEYS = [
   },
 ] as const;
 
-/** Define the `core.memory.*` heartbeat keys. Throws TypeError when called twice. */
+/** Define the `core.memory.*` keys (registerMemoryDefaults calls it). Throws TypeError when twice. */
 export function registerMemoryLoopDefaults(registry: ConfigRegistry): void {
   for (const k of MEMORY_LOOP_KEYS) {
     registry.define({
