@@ -5,7 +5,9 @@ import type { GraphMemory } from "../memory/graph.ts";
 import { OverlayGraph } from "../memory/graph_overlay.ts";
 import { graphMemoryTools } from "../memory/graph_tools.ts";
 import type { OutputRegistry } from "../kernel/output.ts";
+import { z } from "zod";
 import type { RegisteredTool } from "../kernel/tools.ts";
+import { defineTool } from "../kernel/define_tool.ts";
 import { type HelperDeps, SPAWNING_TOOLS } from "./children.ts";
 
 /** A task sent to a resident and its one terminal outcome. */
@@ -100,23 +102,19 @@ export function buildResident(
   };
 }
 
+const REPORT = z.object({ text: z.string().min(1) });
+
 function reportTool(name: string, report: (text: string) => boolean): RegisteredTool {
-  return {
+  return defineTool({
     name: "report_to_parent",
-    plugin: "core",
     description: "Tell the main agent something it must hear before your current task ends " +
       "(your final reply to each task is reported automatically)",
-    parameters: {
-      type: "object",
-      properties: { text: { type: "string", minLength: 1 } },
-      required: ["text"],
-      additionalProperties: false,
-    },
-    handler: (args) =>
-      report(`[resident report] "${name}": ${String(args.text)}`)
+    input: REPORT,
+    handler: ({ text }) =>
+      report(`[resident report] "${name}": ${text}`)
         ? "Reported to the main agent."
         : { content: "This resident has ended", isError: true },
-  };
+  });
 }
 
 /** The persona of resident `name`. */

@@ -6,7 +6,9 @@
 import { Agent, type KernelConfig } from "../kernel/agent.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { LlmCaller } from "../llm/call.ts";
+import { z } from "zod";
 import type { RegisteredTool, ToolResult } from "../kernel/tools.ts";
+import { defineTool } from "../kernel/define_tool.ts";
 import type { Reply } from "../input.ts";
 
 /** What the kernel's helper agents (children, residents, triage assistants) are built from. */
@@ -100,33 +102,23 @@ export interface SpawnChildToolOptions extends HelperDeps {
 
 /** The `spawn_child` tool: runs a child for the task and returns its final text. */
 export function spawnChildTool(options: SpawnChildToolOptions): RegisteredTool {
-  return {
+  return defineTool({
     name: SPAWN_CHILD_TOOL,
-    plugin: "core",
     description: "Spawn a one-shot child agent that does one self-contained task with your " +
       "tools (it cannot spawn agents itself) and returns its final answer. Bounded by " +
       `max_turns model calls (default ${CHILD_MAX_TURNS.default}); cancelled if you are stopped.`,
-    parameters: {
-      type: "object",
-      properties: {
-        task: { type: "string", minLength: 1, description: "The task, self-contained" },
-        instructions: { type: "string", description: "How the child should work (optional)" },
-        max_turns: {
-          type: "integer",
-          minimum: CHILD_MAX_TURNS.min,
-          maximum: CHILD_MAX_TURNS.max,
-          description: `Most model calls of the child (default ${CHILD_MAX_TURNS.default})`,
-        },
-      },
-      required: ["task"],
-      additionalProperties: false,
-    },
+    input: z.object({
+      task: z.string().min(1).describe("The task, self-contained"),
+      instructions: z.string().optional().describe("How the child should work (optional)"),
+      max_turns: z.int().min(CHILD_MAX_TURNS.min).max(CHILD_MAX_TURNS.max).optional()
+        .describe(`Most model calls of the child (default ${CHILD_MAX_TURNS.default})`),
+    }),
     timeoutMs: CHILD_TIMEOUT_MS,
     handler: async (args, context): Promise<ToolResult> => {
-      const reply = await runChild(String(args.task), {
+      const reply = await runChild(args.task, {
         ...options,
-        maxTurns: args.max_turns as number | undefined,
-        instructions: args.instructions as string | undefined,
+        maxTurns: args.max_turns,
+        instructions: args.instructions,
         signal: context.signal,
       });
       if (reply.status === "ok") return { content: reply.text };
@@ -135,5 +127,5 @@ export function spawnChildTool(options: SpawnChildToolOptions): RegisteredTool {
         isError: true,
       };
     },
-  };
+  });
 }

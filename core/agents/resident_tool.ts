@@ -1,14 +1,28 @@
 /** The `resident_agents` tool: the parent's control plane over its residents. */
+import { z } from "zod";
 import { HomeAgentError } from "../errors.ts";
 import type { RegisteredTool, ToolResult } from "../kernel/tools.ts";
-import type { ResidentPool, ResidualPolicy } from "./residents.ts";
+import { defineTool } from "../kernel/define_tool.ts";
+import type { ResidentPool } from "./residents.ts";
 import { RESIDENT_AGENTS_TOOL } from "./children.ts";
 
 const ACTIONS = ["list", "create", "send", "inspect", "compress", "reclaim", "destroy"] as const;
 type Action = typeof ACTIONS[number];
 
+const INPUT = z.object({
+  action: z.enum(ACTIONS),
+  name: z.string().regex(/^[a-z0-9_-]{1,32}$/).optional().describe("Resident name"),
+  instructions: z.string().optional().describe("create: its persona and standing orders"),
+  text: z.string().optional().describe("send: the task"),
+  residual: z.enum(["keep", "drop"]).optional()
+    .describe('reclaim/destroy: unfinished tasks, "keep" (default) or "drop"'),
+  keep: z.int().min(0).max(50).optional()
+    .describe("compress: newest events kept verbatim (default 4)"),
+});
+type Args = z.output<typeof INPUT>;
+
 /** Arguments each action needs besides `action`. */
-const NEEDS: Record<Action, string[]> = {
+const NEEDS: Record<Action, ("name" | "instructions" | "text")[]> = {
   list: [],
   create: ["name", "instructions"],
   send: ["name", "text"],
@@ -29,43 +43,18 @@ const DESCRIPTION =
 
 /** The `resident_agents` tool over `pool`. Misuse and refusals come back as error results. */
 export function residentAgentsTool(pool: ResidentPool): RegisteredTool {
-  return {
+  return defineTool({
     name: RESIDENT_AGENTS_TOOL,
-    plugin: "core",
     description: DESCRIPTION,
-    parameters: {
-      type: "object",
-      properties: {
-        action: { type: "string", enum: [...ACTIONS] },
-        name: { type: "string", pattern: "^[a-z0-9_-]{1,32}$", description: "Resident name" },
-        instructions: { type: "string", description: "create: its persona and standing orders" },
-        text: { type: "string", description: "send: the task" },
-        residual: {
-          type: "string",
-          enum: ["keep", "drop"],
-          description: 'reclaim/destroy: unfinished tasks, "keep" (default) or "drop"',
-        },
-        keep: {
-          type: "integer",
-          minimum: 0,
-          maximum: 50,
-          description: "compress: newest events kept verbatim (default 4)",
-        },
-      },
-      required: ["action"],
-      additionalProperties: false,
-    },
+    input: INPUT,
     handler: async (args, context): Promise<ToolResult> => {
-      const action = args.action as Action;
-      const missing = NEEDS[action].filter((key) =>
-        typeof args[key] !== "string" || args[key] === ""
-      );
+      const missing = NEEDS[args.action].filter((key) => !args[key]);
       if (missing.length > 0) {
         const needs = missing.map((k) => `"${k}"`).join(" and ");
-        return { content: `Action "${action}" needs ${needs}`, isError: true };
+        return { content: `Action "${args.action}" needs ${needs}`, isError: true };
       }
       try {
-        return { content: JSON.stringify(await run(pool, action, args, context.signal)) };
+        return { content: JSON.stringify(await run(pool, args, context.signal)) };
       } catch (error) {
         if (error instanceof HomeAgentError || error instanceof RangeError) {
           return { content: error.message, isError: true };
@@ -73,24 +62,19 @@ export function residentAgentsTool(pool: ResidentPool): RegisteredTool {
         throw error;
       }
     },
-  };
+  });
 }
 
-async function run(
-  pool: ResidentPool,
-  action: Action,
-  args: Record<string, unknown>,
-  signal: AbortSignal,
-): Promise<unknown> {
-  const name = String(args.name ?? "");
-  const residual = (args.residual as ResidualPolicy | undefined) ?? "keep";
-  switch (action) {
+async function run(pool: ResidentPool, args: Args, signal: AbortSignal): Promise<unknown> {
+  const name = args.name ?? "";
+  const residual = args.residual ?? "keep";
+  switch (args.action) {
     case "list":
       return { residents: pool.list() };
     case "create":
-      return { created: pool.create(name, String(args.instructions)) };
+      return { created: pool.create(name, args.instructions ?? "") };
     case "send": {
-      const task = pool.send(name, String(args.text));
+      const task = pool.send(name, args.text ?? "");
       return {
         queued: task.id,
         resident: name,
@@ -100,7 +84,7 @@ async function run(
     case "inspect":
       return pool.inspect(name);
     case "compress":
-      return await pool.compress(name, { keep: args.keep as number | undefined, signal });
+      return await pool.compress(name, { keep: args.keep, signal });
     case "reclaim":
       return await pool.reclaim(name, residual);
     case "destroy":

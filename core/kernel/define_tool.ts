@@ -47,11 +47,23 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Registered
   };
 }
 
-/** The JSON Schema of a zod object as the model should see it: what it may send, no noise. */
+/** Derived schemas by zod object: a tool list rebuilt every round converts each schema once. */
+const schemas = new WeakMap<z.ZodObject, JsonSchema>();
+
+/**
+ * The JSON Schema of a zod object as the model should see it: what it may send, no noise.
+ * Cached per schema object (keep a tool's `input` in a module constant when the tool is
+ * rebuilt often); the same object is returned each time, so treat it as read-only.
+ */
 export function toolJsonSchema(input: z.ZodObject): JsonSchema {
-  const schema = z.toJSONSchema(input, { io: "input", target: "draft-2020-12" });
-  delete schema.$schema;
-  return prune(schema) as JsonSchema;
+  let schema = schemas.get(input);
+  if (!schema) {
+    const full = z.toJSONSchema(input, { io: "input", target: "draft-2020-12" });
+    delete full.$schema;
+    schema = prune(full) as JsonSchema;
+    schemas.set(input, schema);
+  }
+  return schema;
 }
 
 /** Drops what zod writes but says nothing: safe-integer bounds, a record's `{}` and string keys. */

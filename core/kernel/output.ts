@@ -1,5 +1,7 @@
 /** Output channels: where replies and model-initiated messages leave the kernel. */
-import type { ToolDef, ToolResult } from "./tools.ts";
+import { z } from "zod";
+import type { RegisteredTool, ToolResult } from "./tools.ts";
+import { defineTool } from "./define_tool.ts";
 
 /** Capability flags of an output channel (ARCHITECTURE.md "Output Channel System"). */
 export const Cap = { text: 1, file: 2, image: 4, audio: 8, structured: 16 } as const;
@@ -74,54 +76,59 @@ export class OutputRegistry {
   }
 
   /** The `output_send__{name}` and `output_send__{name}_help` tools of every channel. */
-  tools(): (ToolDef & { plugin: string })[] {
+  tools(): RegisteredTool[] {
     return this.list().flatMap((channel) => [sendTool(channel), helpTool(channel)]);
   }
 }
 
-function allowedTypes(caps: number): string[] {
+type PayloadType = OutputMessage["type"];
+
+function allowedTypes(caps: number): PayloadType[] {
   return TYPES.filter((_, i) => (caps & (1 << i)) !== 0);
 }
 
-function sendTool(channel: OutputChannel): ToolDef & { plugin: string } {
+/** The send tool's arguments for each caps value, made once (tool lists are rebuilt often). */
+const sendInputs = new Map<number, ReturnType<typeof sendInput>>();
+
+function sendInput(types: readonly PayloadType[]) {
+  return z.object({
+    payload: z.string().describe("The content to send"),
+    meta: z.record(z.string(), z.unknown()).optional()
+      .describe("Routing metadata as JSON (channel-specific)"),
+    type: z.enum(types.length > 0 ? types : ["text"]).optional().describe("Kind of payload"),
+  });
+}
+
+function sendTool(channel: OutputChannel): RegisteredTool {
   const types = allowedTypes(channel.caps);
-  return {
+  let input = sendInputs.get(channel.caps);
+  if (!input) sendInputs.set(channel.caps, input = sendInput(types));
+  return defineTool({
     name: `output_send__${channel.name}`,
     plugin: channel.plugin,
     description: `Send a message through the "${channel.name}" channel: ${channel.description}. ` +
       `Call output_send__${channel.name}_help first if you are unsure of the meta format.`,
-    parameters: {
-      type: "object",
-      properties: {
-        payload: { type: "string", description: "The content to send" },
-        meta: { type: "object", description: "Routing metadata as JSON (channel-specific)" },
-        type: { type: "string", enum: types, description: "Kind of payload" },
-      },
-      required: ["payload"],
-      additionalProperties: false,
-    },
+    input,
     noMemory: true,
     handler: async (args): Promise<ToolResult> => {
-      const type = (args.type as OutputMessage["type"] | undefined) ?? "text";
+      const type = args.type ?? "text";
       if (!types.includes(type)) {
         return { content: `Channel "${channel.name}" cannot send ${type}`, isError: true };
       }
-      await channel.handler({
-        payload: String(args.payload),
-        meta: (args.meta as Record<string, unknown> | undefined) ?? {},
-        type,
-      });
+      await channel.handler({ payload: args.payload, meta: args.meta ?? {}, type });
       return { content: `Sent through "${channel.name}"` };
     },
-  };
+  });
 }
 
-function helpTool(channel: OutputChannel): ToolDef & { plugin: string } {
-  return {
+const NO_ARGUMENTS = z.object({});
+
+function helpTool(channel: OutputChannel): RegisteredTool {
+  return defineTool({
     name: `output_send__${channel.name}_help`,
     plugin: channel.plugin,
     description: `How to use output_send__${channel.name}: meta format and payload types`,
-    parameters: { type: "object", properties: {}, additionalProperties: false },
+    input: NO_ARGUMENTS,
     parallelSafe: true,
     noMemory: true,
     handler: () =>
@@ -130,5 +137,5 @@ function helpTool(channel: OutputChannel): ToolDef & { plugin: string } {
         `Payload types: ${allowedTypes(channel.caps).join(", ")}`,
         channel.help ?? "meta: {} (no routing metadata needed)",
       ].join("\n"),
-  };
+  });
 }

@@ -7,7 +7,9 @@ import type { ConfigRegistry } from "../config/registry.ts";
 import { parseOrder, sourceKey } from "../config/_sources.ts";
 import { ConfigError, errorMessage } from "../errors.ts";
 import type { SourceHealth } from "./manager.ts";
+import { z } from "zod";
 import type { RegisteredTool, ToolResult } from "../kernel/tools.ts";
+import { defineTool } from "../kernel/define_tool.ts";
 
 /** What the LLM tools read and change. */
 export interface LlmToolsOptions {
@@ -29,18 +31,33 @@ const FIELDS = [
   ["audio", "audio"],
 ] as const;
 
+const NO_ARGUMENTS = z.object({});
+
+const SET_SOURCE = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_-]+$/).describe("Source name"),
+  primary: z.boolean().optional().describe("Try this source first from now on"),
+  model: z.string().optional(),
+  adapter: z.string().optional(),
+  base_url: z.string().optional(),
+  enabled: z.boolean().optional(),
+  context_window: z.int().min(0).optional(),
+  max_concurrent: z.int().min(1).optional(),
+  daily_token_cap: z.int().min(0).optional(),
+  vision: z.boolean().optional(),
+  audio: z.boolean().optional(),
+});
+
 /** `llm_list_sources` and `llm_set_source`, owned by plugin "core". */
 export function llmTools(options: LlmToolsOptions): RegisteredTool[] {
   return [listTool(options), setTool(options)];
 }
 
 function listTool({ config, health }: LlmToolsOptions): RegisteredTool {
-  return {
+  return defineTool({
     name: "llm_list_sources",
-    plugin: "core",
     description: "List the configured LLM sources in the order they are tried, with their " +
       "model, adapter, state, capabilities and today's token use.",
-    parameters: { type: "object", properties: {}, additionalProperties: false },
+    input: NO_ARGUMENTS,
     parallelSafe: true,
     handler: () => {
       const byName = new Map(health().map((h) => [h.name, h]));
@@ -64,36 +81,18 @@ function listTool({ config, health }: LlmToolsOptions): RegisteredTool {
       if (sources.length === 0) return "No LLM source is configured.";
       return JSON.stringify(sources, null, 1);
     },
-  };
+  });
 }
 
 function setTool({ config }: LlmToolsOptions): RegisteredTool {
-  return {
+  return defineTool({
     name: "llm_set_source",
-    plugin: "core",
     description: "Switch to or change an LLM source: make it the first one tried " +
       "(primary: true), enable or disable it, or change its model, adapter, base URL, " +
       "window, concurrency, daily token cap or capability flags. Applies from the next LLM call.",
-    parameters: {
-      type: "object",
-      properties: {
-        name: { type: "string", pattern: "^[A-Za-z0-9_-]+$", description: "Source name" },
-        primary: { type: "boolean", description: "Try this source first from now on" },
-        model: { type: "string" },
-        adapter: { type: "string" },
-        base_url: { type: "string" },
-        enabled: { type: "boolean" },
-        context_window: { type: "integer", minimum: 0 },
-        max_concurrent: { type: "integer", minimum: 1 },
-        daily_token_cap: { type: "integer", minimum: 0 },
-        vision: { type: "boolean" },
-        audio: { type: "boolean" },
-      },
-      required: ["name"],
-      additionalProperties: false,
-    },
+    input: SET_SOURCE,
     handler: (args): ToolResult => {
-      const name = String(args.name);
+      const name = args.name;
       const known = config.allLlmSources().some((s) => s.name === name);
       if (!known && (args.model === undefined || args.base_url === undefined)) {
         return {
@@ -123,5 +122,5 @@ function setTool({ config }: LlmToolsOptions): RegisteredTool {
           "applies from the next LLM call.",
       };
     },
-  };
+  });
 }

@@ -3,10 +3,12 @@
  * archive of pruned context events, the auto-injected "[Related Memory Docs]" and the
  * `doc_query` / `doc_commit` tools.
  */
+import { z } from "zod";
 import type { ContextEvent } from "../prompt/context.ts";
 import { exchangeOf, formatEvent } from "../prompt/context.ts";
 import type { MemorySection } from "../prompt/system_prompt.ts";
 import type { RegisteredTool } from "../kernel/tools.ts";
+import { defineTool } from "../kernel/define_tool.ts";
 
 /** A stored document. */
 export interface MemoryDocument {
@@ -111,26 +113,17 @@ export interface ColdStorageSink {
 /** The kernel's document tools, `doc_query` and `doc_commit`. */
 export function documentTools(store: DocumentStore, context: ColdStorageSink): RegisteredTool[] {
   return [
-    {
+    defineTool({
       name: "doc_query",
-      plugin: "core",
       description:
         "Search document memory (older conversations and saved notes). Found documents are " +
         "moved back into your working context at their original time.",
-      parameters: {
-        type: "object",
-        properties: {
-          query: { type: "string", minLength: 1, description: "What to look for" },
-          k: { type: "integer", minimum: 1, maximum: 20, description: "Most documents (5)" },
-        },
-        required: ["query"],
-        additionalProperties: false,
-      },
+      input: z.object({
+        query: z.string().min(1).describe("What to look for"),
+        k: z.int().min(1).max(20).optional().describe("Most documents (5)"),
+      }),
       handler: async (args, ctx) => {
-        const hits = await store.query(String(args.query), {
-          k: Number(args.k ?? 5),
-          signal: ctx.signal,
-        });
+        const hits = await store.query(args.query, { k: args.k ?? 5, signal: ctx.signal });
         if (hits.length === 0) return "No matching documents.";
         const docs = hits.map((h) => h.document).sort((a, b) => a.createdAt - b.createdAt);
         for (const doc of docs) {
@@ -152,32 +145,26 @@ export function documentTools(store: DocumentStore, context: ColdStorageSink): R
         return docs.map((d) => `[${new Date(d.createdAt).toISOString()}] ${d.content}`)
           .join("\n\n");
       },
-    },
-    {
+    }),
+    defineTool({
       name: "doc_commit",
-      plugin: "core",
       description: "Save a note to document memory for later recall.",
-      parameters: {
-        type: "object",
-        properties: {
-          content: { type: "string", minLength: 1 },
-          summary: { type: "string" },
-          tags: { type: "array", items: { type: "string" } },
-        },
-        required: ["content"],
-        additionalProperties: false,
-      },
+      input: z.object({
+        content: z.string().min(1),
+        summary: z.string().optional(),
+        tags: z.array(z.string()).optional(),
+      }),
       handler: async (args) => {
         const result = await store.insert({
-          content: String(args.content),
-          summary: args.summary === undefined ? undefined : String(args.summary),
-          tags: Array.isArray(args.tags) ? args.tags.map(String) : [],
+          content: args.content,
+          summary: args.summary,
+          tags: args.tags ?? [],
           source: "doc_commit",
         });
         return result.duplicate
           ? `Already stored as document ${result.id}.`
           : `Stored as document ${result.id}.`;
       },
-    },
+    }),
   ];
 }

@@ -3,9 +3,11 @@
  * or the model curate as knowledge/<name>/content.md, apart from conversational memory. A port,
  * the `knowledge_*` tools and the "[Knowledge]" prompt section.
  */
+import { z } from "zod";
 import { HomeAgentError } from "../errors.ts";
 import type { MemorySection } from "../prompt/system_prompt.ts";
 import type { RegisteredTool } from "../kernel/tools.ts";
+import { defineTool } from "../kernel/define_tool.ts";
 
 /** A refused or unknown entry name (`code` "knowledge_bad_name", "knowledge_exists", "knowledge_not_found"). */
 export class KnowledgeError extends HomeAgentError {
@@ -76,49 +78,34 @@ export async function knowledgeSection(
 /** The kernel's knowledge tools: `knowledge_search`, `knowledge_create`, `knowledge_list`. */
 export function knowledgeTools(kb: KnowledgeBase): RegisteredTool[] {
   return [
-    {
+    defineTool({
       name: "knowledge_search",
-      plugin: "core",
       description:
         "Search the knowledge base (curated notes in knowledge/<name>/content.md). Returns the best entries with their text.",
-      parameters: {
-        type: "object",
-        properties: {
-          query: { type: "string", minLength: 1, description: "What to look for" },
-          k: { type: "integer", minimum: 1, maximum: 10, description: "Most entries (3)" },
-        },
-        required: ["query"],
-        additionalProperties: false,
-      },
+      input: z.object({
+        query: z.string().min(1).describe("What to look for"),
+        k: z.int().min(1).max(10).optional().describe("Most entries (3)"),
+      }),
       parallelSafe: true,
       handler: async (args, ctx) => {
-        const hits = await kb.search(String(args.query), {
-          k: Number(args.k ?? 3),
-          signal: ctx.signal,
-        });
+        const hits = await kb.search(args.query, { k: args.k ?? 3, signal: ctx.signal });
         if (hits.length === 0) return "No matching knowledge entries.";
         const texts = await Promise.all(hits.map((h) => kb.read(h.entry.name)));
         return hits.map((h, i) => `## ${h.entry.name}\n${texts[i]!.trim()}`).join("\n\n");
       },
-    },
-    {
+    }),
+    defineTool({
       name: "knowledge_create",
-      plugin: "core",
       description:
         'Save a knowledge entry as knowledge/<name>/content.md (Markdown). Use "/" in the name for categories, e.g. "recipes/dumplings".',
-      parameters: {
-        type: "object",
-        properties: {
-          name: { type: "string", minLength: 1, maxLength: 200 },
-          content: { type: "string", minLength: 1 },
-          overwrite: { type: "boolean", description: "Replace an existing entry (false)" },
-        },
-        required: ["name", "content"],
-        additionalProperties: false,
-      },
+      input: z.object({
+        name: z.string().min(1).max(200),
+        content: z.string().min(1),
+        overwrite: z.boolean().optional().describe("Replace an existing entry (false)"),
+      }),
       handler: async (args) => {
         try {
-          const entry = await kb.create(String(args.name), String(args.content), {
+          const entry = await kb.create(args.name, args.content, {
             overwrite: args.overwrite === true,
           });
           return `Saved knowledge entry "${entry.name}" (${entry.size} bytes).`;
@@ -127,24 +114,17 @@ export function knowledgeTools(kb: KnowledgeBase): RegisteredTool[] {
           throw error;
         }
       },
-    },
-    {
+    }),
+    defineTool({
       name: "knowledge_list",
-      plugin: "core",
       description: "List knowledge entries (name, title), optionally only one category.",
-      parameters: {
-        type: "object",
-        properties: { category: { type: "string", description: 'e.g. "recipes"' } },
-        additionalProperties: false,
-      },
+      input: z.object({ category: z.string().optional().describe('e.g. "recipes"') }),
       parallelSafe: true,
       handler: async (args) => {
-        const entries = await kb.list({
-          category: args.category === undefined ? undefined : String(args.category),
-        });
+        const entries = await kb.list({ category: args.category });
         if (entries.length === 0) return "The knowledge base has no entries here.";
         return entries.map((e) => `- ${e.name} — ${e.title}`).join("\n");
       },
-    },
+    }),
   ];
 }

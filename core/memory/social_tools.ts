@@ -3,17 +3,19 @@
  * entities of type `person`, traits are `trait:<name>` relations (each trait single-valued, so
  * a new value supersedes the old), relationships are relations between two persons.
  */
+import { z } from "zod";
 import type { GraphRelation } from "./graph.ts";
 import { formatFact, type GraphStore } from "./graph_store.ts";
-import type { RegisteredTool, ToolContext } from "../kernel/tools.ts";
+import type { RegisteredTool } from "../kernel/tools.ts";
+import { defineTool } from "../kernel/define_tool.ts";
 
 /** The entity type of a person. */
 export const PERSON_TYPE = "person";
 /** The predicate prefix of a trait relation. */
 export const TRAIT_PREFIX = "trait:";
 
-const NAME = { type: "string", minLength: 1, maxLength: 200 } as const;
-const TRAIT = { type: "string", minLength: 1, maxLength: 60, pattern: "^[^:\\s][^:]*$" } as const;
+const NAME = z.string().min(1).max(200);
+const TRAIT = z.string().min(1).max(60).regex(/^[^:\s][^:]*$/);
 
 /** A person as `person_query` shows it. */
 export interface PersonProfile {
@@ -49,18 +51,15 @@ export async function personProfile(
 /** `person_query`, `person_set_trait`, `person_relate` and `person_network` over `store`. */
 export function socialTools(store: GraphStore): RegisteredTool[] {
   return [
-    {
+    defineTool({
       name: "person_query",
-      plugin: "core",
       description: "What memory holds about a person: traits, relationships, other facts.",
-      parameters: schema({ name: NAME }, ["name"]),
+      input: z.object({ name: NAME }),
       parallelSafe: true,
       noMemory: true,
-      handler: async (args) => {
-        const profile = await personProfile(store, String(args.name));
-        if (!profile) {
-          return { content: `No person named "${args.name}" in memory.`, isError: true };
-        }
+      handler: async ({ name }) => {
+        const profile = await personProfile(store, name);
+        if (!profile) return { content: `No person named "${name}" in memory.`, isError: true };
         const traits = Object.entries(profile.traits).map(([k, v]) => `${k}: ${v}`).join("; ");
         return [
           `${profile.name} (mentioned ${profile.mentions} times)`,
@@ -71,64 +70,55 @@ export function socialTools(store: GraphStore): RegisteredTool[] {
           ...lines(profile.facts),
         ].join("\n");
       },
-    },
-    {
+    }),
+    defineTool({
       name: "person_set_trait",
-      plugin: "core",
       description: 'Set a person\'s trait (e.g. trait "birthday" = "March 3"); a new value ' +
         "supersedes the old one, which stays in history.",
-      parameters: schema({ person: NAME, trait: TRAIT, value: NAME }, ["person", "trait", "value"]),
-      handler: async (args, ctx: ToolContext) => {
-        const trait = String(args.trait).trim();
+      input: z.object({ person: NAME, trait: TRAIT, value: NAME }),
+      handler: async (args, ctx) => {
+        const trait = args.trait.trim();
         const result = await store.commit([{
-          subject: String(args.person),
+          subject: args.person,
           subjectType: PERSON_TYPE,
           predicate: `${TRAIT_PREFIX}${trait}`,
-          object: String(args.value),
+          object: args.value,
           objectType: "trait",
           turnIds: [ctx.turnId],
         }]);
         const replaced = result.closed > 0 ? " (the previous value is kept in history)" : "";
         return `Set ${args.person}'s ${trait} to "${args.value}"${replaced}.`;
       },
-    },
-    {
+    }),
+    defineTool({
       name: "person_relate",
-      plugin: "core",
       description: "Record a relationship between two persons, e.g. Ann —sister_of→ Bo. It is " +
         "added beside the relationships already known, never in place of one.",
-      parameters: schema({ person: NAME, relation: NAME, other: NAME }, [
-        "person",
-        "relation",
-        "other",
-      ]),
-      handler: async (args, ctx: ToolContext) => {
+      input: z.object({ person: NAME, relation: NAME, other: NAME }),
+      handler: async (args, ctx) => {
         await store.commit([{
-          subject: String(args.person),
+          subject: args.person,
           subjectType: PERSON_TYPE,
-          predicate: String(args.relation),
-          object: String(args.other),
+          predicate: args.relation,
+          object: args.other,
           objectType: PERSON_TYPE,
           turnIds: [ctx.turnId],
           keepOthers: true,
         }]);
         return `Recorded ${args.person} —${args.relation}→ ${args.other}.`;
       },
-    },
-    {
+    }),
+    defineTool({
       name: "person_network",
-      plugin: "core",
       description: "The people around a person: relationships up to `depth` hops (1–3).",
-      parameters: schema({ name: NAME, depth: { type: "integer", minimum: 1, maximum: 3 } }, [
-        "name",
-      ]),
+      input: z.object({ name: NAME, depth: z.int().min(1).max(3).optional() }),
       parallelSafe: true,
       noMemory: true,
       handler: async (args) => {
-        const entity = await store.entity(String(args.name));
+        const entity = await store.entity(args.name);
         if (!entity) return { content: `No person named "${args.name}" in memory.`, isError: true };
         const net = await store.neighbourhood(entity.name, {
-          depth: Number(args.depth ?? 2),
+          depth: args.depth ?? 2,
           types: [PERSON_TYPE],
         });
         const people = net.entities.filter((e) => e.id !== entity.id).map((e) => e.name);
@@ -138,14 +128,10 @@ export function socialTools(store: GraphStore): RegisteredTool[] {
         ]
           .join("\n");
       },
-    },
+    }),
   ];
 }
 
 function lines(relations: readonly GraphRelation[]): string[] {
   return relations.length > 0 ? relations.map((r) => `- ${formatFact(r)}`) : ["- none"];
-}
-
-function schema(properties: Record<string, unknown>, required: string[]) {
-  return { type: "object", properties, required, additionalProperties: false };
 }

@@ -86,3 +86,9 @@ Deno.test("A defineTool tool registers like any other and keeps its own checks",
   assert.equal(tool.plugin, "files");
   assert.equal(typeof tool.check, "function");
 });
+
+Deno.test("defineTool derives the schema of one zod object once", () => {
+  const input = z.object({ id: z.string() });
+  const spec = { name: "x_get", description: "Get", input, handler: () => "ok" };
+  assert.equal(defineTool(spec).parameters, defineTool({ ...spec, name: "x_other" }).parameters);
+});
