@@ -91,11 +91,14 @@ function allowedTypes(caps: number): PayloadType[] {
 const sendInputs = new Map<number, ReturnType<typeof sendInput>>();
 
 function sendInput(types: readonly PayloadType[]) {
+  const error = (issue: { input?: unknown }) =>
+    `cannot send ${String(issue.input)} (this channel sends ${types.join(", ") || "nothing"})`;
   return z.object({
     payload: z.string().describe("The content to send"),
     meta: z.record(z.string(), z.unknown()).optional()
       .describe("Routing metadata as JSON (channel-specific)"),
-    type: z.enum(types.length > 0 ? types : ["text"]).optional().describe("Kind of payload"),
+    type: z.enum(types.length > 0 ? types : ["text"], { error }).optional()
+      .describe("Kind of payload"),
   });
 }
 
