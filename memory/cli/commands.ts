@@ -8,17 +8,12 @@ import { readEmbeddingConfig } from "../embed/config.ts";
 import { selectEmbedder } from "../embed/spaces.ts";
 import { type MemoryEvalResult, runMemoryEval } from "../eval/run.ts";
 import type { HomePaths } from "../home.ts";
+import type { MemoryCommandContext } from "./context.ts";
 import { openMemoryInspector } from "./inspect.ts";
 import { memoryModelCommand, parseModelArgs, socketAnswers } from "./model.ts";
 import { createTextAnalyzer } from "../text/keywords.ts";
 
-/** What every memory command needs. */
-export interface MemoryCommandContext {
-  paths: HomePaths;
-  config: ConfigRegistry;
-  clock: Clock;
-  logger: Logger;
-}
+export type { MemoryCommandContext } from "./context.ts";
 
 /** The actions of `memory`. */
 export type MemoryAction = "stats" | "recall" | "export" | "import";

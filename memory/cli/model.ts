@@ -9,7 +9,7 @@ import { HomeAgentError } from "../../core/mod.ts";
 import { DEFAULT_MODEL, MODEL_CATALOG } from "../embed/model_catalog.ts";
 import { installModel, type InstallProgress } from "../embed/model_install.ts";
 import { checkModelName, listInstalledModels, removeInstalledModel } from "../embed/model_store.ts";
-import type { MemoryCommandContext } from "./commands.ts";
+import type { MemoryCommandContext } from "./context.ts";
 import { createProgressBar, type ProgressBar, type ProgressSink } from "./_progress.ts";
 
 /** The actions of `memory model`. */
