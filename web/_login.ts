@@ -44,7 +44,7 @@ export function mountLogin(app: Hono<WebEnv>, options: LoginRoutesOptions): void
   const { gate, indexHtml } = options;
   app.get("/", (c) => {
     const token = c.req.query("token");
-    if (token === undefined) return c.html(indexHtml);
+    if (token === undefined) return c.html(sessionPage(indexHtml, gate, c));
     // A link opened from another site is not judged at all: a web page must not be able to
     // count guesses against the owner's address, nor learn anything from the answer.
     if (crossSite(c)) return c.html(loginPage(indexHtml, "cross_site"), 403);
@@ -113,6 +113,17 @@ function refuse(check: LoginCheck, wrong: string): void {
     );
   }
   throw new HttpError(401, "unauthorized", check.kind === "missing" ? "Missing token" : wrong);
+}
+
+/**
+ * The page, marked when its cookie is the right token, so the page opens straight on the chat
+ * instead of first asking the API whether it is logged in. A wrong cookie counts as any wrong
+ * token does (the page's first API call would count it anyway).
+ */
+function sessionPage(html: string, gate: LoginGate, c: Context<WebEnv>): string {
+  const cookie = getCookie(c, SESSION_COOKIE);
+  if (cookie === undefined || gate.check(cookie, clientOf(c)).kind !== "ok") return html;
+  return html.replace("<body>", '<body data-session="ok">');
 }
 
 /** The page with the notice the login form shows (fixed words and a number: nothing to escape). */

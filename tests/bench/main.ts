@@ -19,6 +19,7 @@ import { figures as adapterFigures } from "./adapter_bench.ts";
 import { figures as graphFigures } from "./graph_bench.ts";
 import { figures as pluginFigures } from "./plugin_bench.ts";
 import { figures as webFigures } from "./web_bench.ts";
+import { figures as webPageFigures } from "./web_page_bench.ts";
 import { figures as mcpFigures } from "./mcp_bench.ts";
 import { figures as luaFigures } from "./lua_bench.ts";
 import { figures as mediaFigures } from "./media_bench.ts";
@@ -36,6 +37,7 @@ const ALL: Record<string, FigureFn> = {
   ...pluginFigures,
   ...mcpFigures,
   ...webFigures,
+  ...webPageFigures,
   ...luaFigures,
   ...mediaFigures,
 };

@@ -1,12 +1,10 @@
 /**
- * Web figures: SSE added latency and fan-out with 100 connected clients, the page bundle size,
- * and time to interactive in headless chromium.
+ * Web figures: SSE added latency and fan-out with 100 connected clients (the page's size and
+ * time to interactive are in web_page_bench.ts).
  */
-import { gzipSync } from "node:zlib";
 import { createApp, EventHub } from "../../web/mod.ts";
 import { systemClock } from "../../adapters/mod.ts";
 import { fakeWeb, TOKEN } from "../web/_deps.ts";
-import { launchChromium } from "../web/_browser.ts";
 import { type Figure, quantile, round } from "./_figure.ts";
 
 const CLIENTS = Number(Deno.env.get("WEB_BENCH_CLIENTS") ?? 100);
@@ -104,47 +102,10 @@ async function sseFigures(): Promise<Record<string, Figure>> {
   };
 }
 
-async function bundleFigures(): Promise<Record<string, Figure>> {
-  const bytes = await Deno.readFile(new URL("../../web/ui/dist/app.js", import.meta.url));
-  return {
-    web_bundle_kb: { value: round(bytes.length / 1024, 1), unit: "KiB" },
-    web_bundle_gzip_kb: { value: round(gzipSync(bytes).length / 1024, 1), unit: "KiB" },
-  };
-}
-
-/** Navigation start → the page logged in (cookie from /?token=) with its chat view rendered. */
-async function ttiFigure(): Promise<Figure> {
-  const fake = fakeWeb();
-  const app = createApp({ ...fake.deps, clock: systemClock });
-  // chromium first: when it is missing the figure is an error entry and nothing is left serving.
-  const browser = await launchChromium();
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
-  const samples: number[] = [];
-  try {
-    for (let i = 0; i < 6; i++) {
-      const context = await browser.newContext(); // a cold cache every time
-      const page = await context.newPage();
-      const started = performance.now();
-      await page.goto(`http://127.0.0.1:${server.addr.port}/?token=${TOKEN}`);
-      await page.locator("body[data-ready='1'] #tab-chat.on").waitFor();
-      await page.locator("#text").focus();
-      if (i > 0) samples.push(performance.now() - started); // the first warms chromium up
-      await context.close();
-    }
-  } finally {
-    await browser.close();
-    await server.shutdown();
-  }
-  return { value: round(quantile(samples, 0.5), 0), unit: "ms (median of 5)" };
-}
-
 /** The figures of this module. */
 export const figures = {
   "sse_added_latency_p50_ms": sseFigures,
   "sse_added_latency_p99_ms": sseFigures,
   "sse_events_per_s_100": sseFigures,
   "sse_deliveries_per_s": sseFigures,
-  "web_bundle_kb": bundleFigures,
-  "web_bundle_gzip_kb": bundleFigures,
-  "web_tti_ms": ttiFigure,
 };

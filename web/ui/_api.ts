@@ -1,8 +1,13 @@
 /** Fetch helpers for the dashboard API; the session cookie carries the token. */
 import { signal } from "@preact/signals";
 
-/** False once the API answered 401 (the page then shows the login form). */
-export const authed = signal<boolean | undefined>(undefined);
+/**
+ * True when the server marked the page as logged in (its cookie is the token); false once the
+ * API answered 401 (the page then shows the login form); undefined while unknown.
+ */
+export const authed = signal<boolean | undefined>(
+  document.body.dataset.session === "ok" ? true : undefined,
+);
 
 /** A failed API call with the server's `{error: {code, message}}`. */
 export class ApiError extends Error {

@@ -1,7 +1,7 @@
 /** One message of the conversation: who, where from, when, and the reply with its folds. */
 import { h } from "preact";
 import type { Message } from "./_chat_store.ts";
-import { renderMarkdown } from "./_markdown.ts";
+import { Markdown } from "./_markdown.ts";
 import { dayOf, t, type TextKey, timeOf, tMaybe } from "./_i18n.ts";
 
 /** What the reply bubble says while its turn works, in words. */
@@ -92,10 +92,7 @@ export function Bubble({ m }: { m: Message }) {
     folds(m),
     phase &&
       h("div", { class: "phase" }, h("span", { class: "dots", "aria-hidden": "true" }), phase),
-    (m.text !== "" || m.done) && h("div", {
-      class: "text",
-      dangerouslySetInnerHTML: { __html: renderMarkdown(m.text) },
-    }),
+    (m.text !== "" || m.done) && h(Markdown, { text: m.text, cls: "text" }),
     status && h("div", { class: "status" }, t(status)),
   );
 }

@@ -1,9 +1,10 @@
-/** Markdown to sanitised HTML (marked, then DOMPurify). */
-import { marked } from "marked";
-import DOMPurify from "dompurify";
+/** Markdown in the page: rendered and sanitised once the renderer is here, plain text before. */
+import { h } from "preact";
+import { markdown } from "./_lazy.ts";
 
-/** Render `text` as Markdown and strip anything active (scripts, handlers, javascript: links). */
-export function renderMarkdown(text: string): string {
-  const html = marked.parse(text, { async: false, gfm: true, breaks: true }) as string;
-  return DOMPurify.sanitize(html);
+/** `text` as Markdown in a `div` of class `cls`. */
+export function Markdown({ text, cls }: { text: string; cls: string }) {
+  const render = markdown.value;
+  if (!render) return h("div", { class: `${cls} plain` }, text);
+  return h("div", { class: cls, dangerouslySetInnerHTML: { __html: render(text) } });
 }

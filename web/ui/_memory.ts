@@ -1,7 +1,7 @@
 /** The memory view: the knowledge graph drawn with cytoscape, documents, the context window. */
 import { h } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import cytoscape from "cytoscape";
+import { loadGraphCanvas } from "./_lazy.ts";
 import { api, messageOf, send } from "./_api.ts";
 import { t } from "./_i18n.ts";
 
@@ -124,6 +124,13 @@ function EntityPanel({ name, onChange }: { name: string; onChange: () => void })
   );
 }
 
+/** The drawing's colours from the page's theme, so it reads in dark mode too. */
+function themeColours() {
+  const css = getComputedStyle(document.documentElement);
+  const v = (name: string) => css.getPropertyValue(name).trim();
+  return { node: v("--accent"), text: v("--fg"), line: v("--muted"), picked: "#f59e0b" };
+}
+
 function GraphTab() {
   const box = useRef<HTMLDivElement>(null);
   const [q, setQ] = useState("");
@@ -143,50 +150,25 @@ function GraphTab() {
       }, (e) => setError(messageOf(e)));
   useEffect(() => void load(""), []);
   useEffect(() => {
-    if (!box.current) return;
-    const cy = cytoscape({
-      container: box.current,
-      elements: [
-        ...graph.entities.map((e) => ({ data: { id: "n:" + e.name, label: e.name } })),
-        ...graph.relations.map((r) => ({
-          data: {
-            id: "r:" + r.id,
-            source: "n:" + r.source,
-            target: "n:" + r.target,
-            label: r.type,
-          },
+    let drawing: { destroy(): void } | undefined;
+    let gone = false;
+    void loadGraphCanvas().then(({ drawGraph }) => {
+      if (gone || !box.current) return;
+      drawing = drawGraph(box.current, {
+        nodes: graph.entities,
+        edges: graph.relations.map((r) => ({
+          id: r.id,
+          source: r.source,
+          target: r.target,
+          label: r.type,
+          closed: r.validTo !== undefined,
         })),
-      ],
-      style: [
-        {
-          selector: "node",
-          style: {
-            label: "data(label)",
-            "background-color": "#3b82f6",
-            color: "#111",
-            "font-size": 12,
-            "text-valign": "bottom",
-          },
-        },
-        {
-          selector: "edge",
-          style: {
-            label: "data(label)",
-            "curve-style": "bezier",
-            "target-arrow-shape": "triangle",
-            width: 1.5,
-            "font-size": 10,
-            "line-color": "#999",
-            "target-arrow-color": "#999",
-            "text-rotation": "autorotate",
-          },
-        },
-        { selector: "node:selected", style: { "background-color": "#f59e0b" } },
-      ],
-      layout: { name: graph.entities.length > 1 ? "cose" : "grid", animate: false },
-    });
-    cy.on("tap", "node", (e) => setPicked(String(e.target.data("label"))));
-    return () => cy.destroy();
+      }, { colours: themeColours(), onPick: setPicked });
+    }, (e) => setError(messageOf(e)));
+    return () => {
+      gone = true;
+      drawing?.destroy();
+    };
   }, [graph]);
   return h(
     "div",

@@ -2,7 +2,7 @@
 import { h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, messageOf, send } from "./_api.ts";
-import { renderMarkdown } from "./_markdown.ts";
+import { Markdown } from "./_markdown.ts";
 import { t } from "./_i18n.ts";
 import { TerminalsView } from "./_terminals.ts";
 import { ChangesView, CmdHistoryView, TimersView } from "./_work.ts";
@@ -74,7 +74,7 @@ export function KnowledgeView() {
         "article",
         { class: "entry" },
         h("h3", null, open.title ?? open.name),
-        h("div", { dangerouslySetInnerHTML: { __html: renderMarkdown(open.content ?? "") } }),
+        h(Markdown, { text: open.content ?? "", cls: "markdown" }),
       ),
     h(
       "form",

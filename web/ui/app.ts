@@ -13,6 +13,7 @@ import { Login } from "./_login_form.ts";
 import { MemoryView } from "./_memory.ts";
 import { AgentsView, KnowledgeView, LlmView, PluginsView, SettingsView } from "./_panels.ts";
 import { SkillsView } from "./_skills.ts";
+import { loadMarkdown } from "./_lazy.ts";
 
 const VIEWS = {
   chat: ChatView,
@@ -31,13 +32,24 @@ function viewFromHash(): View {
   return name in VIEWS ? name as View : "chat";
 }
 
+/** The icon (web/ui/favicon.svg) drawn inline: no second request for the header. */
+function Logo() {
+  return h(
+    "svg",
+    { viewBox: "0 0 64 64", width: 22, height: 22, "aria-hidden": "true" },
+    h("rect", { width: 64, height: 64, rx: 14, fill: "#2563eb" }),
+    h("path", { d: "M32 13 11 31h6v19h11V38h8v12h11V31h6z", fill: "#fff" }),
+    h("circle", { cx: 32, cy: 29, r: 4, fill: "#2563eb" }),
+  );
+}
+
 function Header() {
   const state = kernelState.value.state;
   return h(
     "header",
     { class: "top" },
     h("a", { href: "#main", class: "skip" }, t("skipToContent")),
-    h("h1", null, h("img", { src: "/favicon.svg", alt: "", width: 22, height: 22 }), t("title")),
+    h("h1", null, h(Logo, null), t("title")),
     authed.value === true && h(
       "span",
       { id: "state", class: `state ${live.value ? state : "offline"}`, role: "status" },
@@ -124,3 +136,5 @@ function App() {
 
 document.documentElement.lang = lang.value === "zh" ? "zh-CN" : "en";
 render(h(App, null), document.getElementById("root")!);
+// After the first render: replies show as plain text for the moment it takes to arrive.
+loadMarkdown().catch((error) => document.body.dataset.error = messageOf(error));
