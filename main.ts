@@ -51,6 +51,7 @@ import {
   failbackNotice,
   linkToGuard,
   mcpCommand,
+  memoryForgetOnline,
   memoryImportOnline,
   openLogSink,
   processLaunchFacts,
@@ -84,6 +85,7 @@ Commands:
   memory stats | recall QUERY | export FILE | import FILE   JSON: memory sizes, or what recall finds for QUERY
   ${MODEL_USAGE}
                                 the semantic model of memory's vector space (docs/memory.md)
+  memory forget NAME            erase NAME from every memory tier; it is never stored again
   eval memory --corpus F --questions F [--k 5,10] [--run-out F]
                                 retrieval evaluation over a fresh memory (docs/memory.md)
   service install [--user] [--port P] [--host H] | uninstall [--user]
@@ -162,11 +164,13 @@ async function main(args: string[]): Promise<number> {
     case "memory": {
       const importOnline = (path: string) => memoryImportOnline(daemon, path);
       const from = values.from;
+      const forgetOnline = (name: string) => memoryForgetOnline(daemon, name);
       return await runMemoryCommand(rest, {
         ...io,
         openHome: () => openHome(home),
         importOnline,
         from,
+        forgetOnline,
       });
     }
     case "eval":
@@ -266,7 +270,7 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
     notices.send("failback_boot", "guard", failbackNotice(guard.state, plugins.leftOut));
   }
   const { context, documents, upkeep: { knowledge, textLog: history }, media } = memory;
-  const views = { history, graph, context, documents, knowledge, media };
+  const views = { history, graph, context, documents, knowledge, media, forget: memory.forget };
   const web = stack.use(
     serveWeb({ ...base, address, hub, kernel, plugins, memory: views, providers, usage }),
   );

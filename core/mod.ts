@@ -210,3 +210,12 @@ export { resumeUnderBudget } from "./lua/resume.ts";
 export { configCommand } from "./config/command.ts";
 export { KernelNotices } from "./kernel/notices.ts";
 export { createKernel } from "./agents/kernel.ts";
+export {
+  checkForgetName,
+  type ForgetReport,
+  forgetTool,
+  formatForgetReport,
+  MAX_FORGET_NAME,
+  type MemoryForgetter,
+  type TextRedactor,
+} from "./memory/forget.ts";

@@ -6,7 +6,7 @@
 import { HomeAgentError } from "./errors.ts";
 
 /** What a name names; it appears in the error message. */
-export type NameKind = "plugin" | "skill" | "knowledge" | "model";
+export type NameKind = "plugin" | "skill" | "knowledge" | "model" | "entity";
 
 /** Longest name by default, in characters. */
 export const MAX_NAME_LENGTH = 64;

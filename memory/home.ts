@@ -182,3 +182,14 @@ export async function syncPath(path: string): Promise<void> {
     file.close();
   }
 }
+
+/** Whether something exists at `path` (a link counts, not followed); throws on other errors. */
+export async function pathExists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}

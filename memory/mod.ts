@@ -66,3 +66,11 @@ export { decodeImage } from "./media/decode.ts";
 export { defaultMediaConfig, readMediaConfig, registerMediaDefaults } from "./media/config.ts";
 export type { MediaConfig } from "./media/config.ts";
 export { registerMemoryDefaults } from "./settings.ts";
+export { createForgetter, type ForgetParts, sweepDocuments } from "./forget/forget.ts";
+export {
+  foldName,
+  foldText,
+  FORGOTTEN_MARK,
+  ForgottenNames,
+  type Tombstone,
+} from "./forget/matcher.ts";

@@ -10,6 +10,7 @@ import type {
   HeartbeatStats,
   Input,
   Logger,
+  MemoryForgetter,
   MemorySection,
   RegisteredTool,
 } from "../core/mod.ts";
@@ -41,6 +42,7 @@ import { openUpkeep, type Upkeep } from "./upkeep.ts";
 import { type OpenedMedia, openMediaTier, withImageEncoder } from "./media/open.ts";
 import type { MediaTier } from "./media/store.ts";
 import type { MediaStatus } from "../core/mod.ts";
+import { createForgetter } from "./forget/forget.ts";
 import { type ImportCounts, importMemory } from "./cli/portable.ts";
 
 /** A document is "related" when its pooled score (top lexical hit = 1) reaches this. */
@@ -72,6 +74,8 @@ export interface MemoryTiers extends AsyncDisposable {
   recall(input: Input, signal: AbortSignal): Promise<MemorySection[]>;
   /** The kernel tools over these tiers. */
   tools(): RegisteredTool[];
+  /** `memory forget NAME`, `memory_purge` and the web page's forget: a name out of every tier. */
+  forget: MemoryForgetter;
   /** `memory import FILE` into these tiers (documents and graph); resolves the counts. */
   importFile(path: string): Promise<ImportCounts>;
   /** Sizes for `status` and `memory stats`. */
@@ -121,12 +125,16 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
   const embedder = paired.embedder;
   const hint = spaceHint(selection.kind, selection.failures);
   logger.info("Vector space", { fingerprint: embedder.fingerprint, kind: selection.kind, hint });
+  // The graph first: its tombstones (forgotten names) guard every tier's writes.
+  const graph = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger });
+  const redactor = graph.graph.forgotten;
   const documents = await DocStore.open({
     dir: paths.docs,
     embedder,
     analyzer,
     clock,
     logger: logger.child({ component: "documents" }),
+    redactor,
   });
   const context = await RelevanceContext.load({
     clock,
@@ -137,9 +145,9 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
       await documents.insertMany(eventsToDocuments(events));
     },
     topK: () => config.get<number>("core.agent.max_context_size"),
+    redactor,
   });
   await dropRecalledDocuments(context, documents, logger);
-  const graph = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger });
   const upkeep = await openUpkeep({
     paths,
     config,
@@ -160,7 +168,21 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     logger,
     failure: paired.failure,
   });
-  const tools = [...documentTools(documents, context), ...graph.tools(), ...upkeep.tools()];
+  const forget = createForgetter({
+    graph: graph.graph,
+    documents,
+    context,
+    textLog: upkeep.textLog,
+    knowledge: upkeep.knowledge,
+    heartbeatState: () => upkeep.saveHeartbeatState(),
+    clock,
+    logger: logger.child({ component: "forget" }),
+  });
+  const tools = [
+    ...documentTools(documents, context),
+    ...graph.tools({ forget }),
+    ...upkeep.tools(),
+  ];
   const reembedder = new Reembedder({
     targets: reembedTargets({ context, documents, graph: graph.graph }),
     logger: logger.child({ component: "embedding" }),
@@ -203,6 +225,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
       return [index, related, knowledge].filter((s): s is MemorySection => s !== undefined);
     },
     tools: () => tools,
+    forget,
     importFile: (path) => importMemory({ documents, graph: graph.graph }, path),
     stats: () => ({
       contextEvents: context.size(),

@@ -82,11 +82,40 @@ export function withTransaction<T>(db: DatabaseSync, fn: () => T): T {
   }
 }
 
+/** What checkpoint() did; `busy` when a reader kept it from emptying the WAL. */
+export interface CheckpointResult {
+  vacuumed: boolean;
+  busy: boolean;
+  /** WAL frames left (0 once truncated). */
+  walFrames: number;
+}
+
+/**
+ * After an erase: with `vacuum`, rewrite the file without free pages (data deleted before
+ * secure_delete was on leaves no trace either); then copy the WAL into the file and truncate
+ * it, so the old pages it held are gone. A reader in another connection can keep the WAL
+ * (`busy`); the next checkpoint finishes the job.
+ */
+export function checkpoint(
+  db: DatabaseSync,
+  options: { vacuum?: boolean } = {},
+): CheckpointResult {
+  if (options.vacuum) db.exec("vacuum");
+  const row = db.prepare("pragma wal_checkpoint(truncate)").get() ?? {};
+  return {
+    vacuumed: options.vacuum ?? false,
+    busy: Number(row.busy ?? 0) !== 0,
+    walFrames: Math.max(0, Number(row.log ?? 0)),
+  };
+}
+
 function configure(db: DatabaseSync, path: string, options: OpenDatabaseOptions): void {
   try {
     db.exec(`pragma busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
     db.prepare("pragma journal_mode = wal").get();
-    db.exec("pragma synchronous = normal; pragma foreign_keys = on");
+    // Deleted rows are overwritten with zeros, not left in free space: an erased name
+    // (memory forget) or an unset API key must not stay readable in the file.
+    db.exec("pragma synchronous = normal; pragma foreign_keys = on; pragma secure_delete = on");
     if (options.quickCheck) {
       const rows = db.prepare("pragma quick_check").all();
       const problems = rows.map((row) => String(row.quick_check)).filter((r) => r !== "ok");

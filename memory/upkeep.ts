@@ -21,11 +21,12 @@ import {
 } from "../core/mod.ts";
 import { join } from "node:path";
 import type { GraphDB } from "./graph/db.ts";
-import type { HomePaths } from "./home.ts";
+import { type HomePaths, pathExists } from "./home.ts";
 import type { TextAnalyzer } from "./text/keywords.ts";
 import { KnowledgeStore } from "./knowledge/base.ts";
 import { TextLog } from "./log/text_log.ts";
 import {
+  HeartbeatState,
   type MemoryHeartbeat,
   type MemoryHeartbeatOptions,
   startMemoryHeartbeat,
@@ -62,8 +63,15 @@ export interface Upkeep {
   attach(kernel: UpkeepAttachment): Promise<AsyncDisposable>;
   /** The heartbeats' stats; [] before attach. */
   heartbeats(): HeartbeatStats[];
+  /** Resolves once no heartbeat is running (a manual clock drives them: advance, then await). */
+  whenIdle(): Promise<void>;
   /** Run one heartbeat now; rejects before attach. */
   runHeartbeat(name: Parameters<MemoryHeartbeat["runNow"]>[0]): Promise<HeartbeatStats>;
+  /**
+   * Write memory/heartbeat.json again without forgotten names: through the running heartbeats,
+   * or (not attached: a command beside no daemon) the file itself, when there is one.
+   */
+  saveHeartbeatState(): Promise<void>;
   /** Stop the heartbeats, then close the text log. */
   close(): Promise<void>;
 }
@@ -75,7 +83,9 @@ export async function openUpkeep(options: UpkeepOptions): Promise<Upkeep> {
     dir: paths.text,
     clock: options.clock,
     logger: logger.child({ component: "text_log" }),
+    redactor: options.graph.forgotten,
   });
+  const statePath = join(paths.memory, "heartbeat.json");
   const knowledge = new KnowledgeStore({
     dir: paths.knowledge,
     embedder: options.embedder,
@@ -119,17 +129,24 @@ export async function openUpkeep(options: UpkeepOptions): Promise<Upkeep> {
       maintenance = new GraphMaintenanceDb({ path: paths.graphDb, graph: options.graph });
       heartbeat = await startMemoryHeartbeat({
         ...options,
-        statePath: join(paths.memory, "heartbeat.json"),
+        statePath,
         maintenance,
         textLog,
         consolidator: kernel.consolidator,
+        redactor: options.graph.forgotten,
       });
       return { [Symbol.asyncDispose]: detachKernel };
     },
     heartbeats: () => heartbeat?.stats() ?? [],
+    whenIdle: () => heartbeat?.whenIdle() ?? Promise.resolve(),
     runHeartbeat(name) {
       if (!heartbeat) return Promise.reject(new TypeError("The memory heartbeats are not started"));
       return heartbeat.runNow(name);
+    },
+    async saveHeartbeatState() {
+      if (heartbeat) return await heartbeat.saveState();
+      if (!await pathExists(statePath)) return;
+      await (await HeartbeatState.load(statePath, logger, options.graph.forgotten)).save();
     },
     async close() {
       await detachKernel();

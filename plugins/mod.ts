@@ -27,6 +27,7 @@ export {
   confirmInstall,
   type ConfirmIo,
   mcpCommand,
+  memoryForgetOnline,
   memoryImportOnline,
   statusCommand,
   stopCommand,

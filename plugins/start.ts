@@ -62,6 +62,8 @@ export interface PluginMemory {
   };
   /** `memory import FILE` into the daemon's own stores (the CLI socket's memory frames). */
   importFile(path: string): Promise<unknown>;
+  /** `memory forget NAME` in the daemon's own stores. */
+  forget: { forget(name: string): Promise<unknown> };
 }
 
 /** Options of startPlugins. */
@@ -157,7 +159,10 @@ export async function startPlugins(options: StartPluginsOptions): Promise<Daemon
       socketPath: home.socket,
       statusReport: status,
       plugins: { ...pluginControl(registry), installSkills: skills.installPinned },
-      memory: { import: (path) => memory.importFile(path) },
+      memory: {
+        import: (path) => memory.importFile(path),
+        forget: (name) => memory.forget.forget(name),
+      },
       index: { home: home.root, directory: daemonIndex(env) },
       mcp: (channel) => mcp.serveLines(channel),
     }));

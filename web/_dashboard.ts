@@ -22,6 +22,7 @@ const SettingBody = z.union([
   z.object({ text: z.string().max(100_000) }),
   z.object({ unset: z.literal(true) }),
 ]);
+const ForgetBody = z.object({ name: z.string().min(1).max(1000) });
 const RelationBody = z.object({
   type: z.string().min(1).max(200).optional(),
   target: z.string().min(1).max(500).optional(),
@@ -104,6 +105,13 @@ export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void
       status: "deleted",
     });
     return c.json({ relation });
+  });
+  // Forget a name everywhere (graph, documents, context window, text log), leaving a tombstone.
+  app.post("/api/v1/memory/forget", async (c) => {
+    const { name } = await parseBody(c, ForgetBody);
+    const forget = memory().forget;
+    if (!forget) throw notWired("forget action");
+    return c.json({ report: await forget(name) });
   });
   app.get("/api/v1/memory/documents", async (c) => {
     const query = (c.req.query("q") ?? "").trim();

@@ -6,6 +6,7 @@ import {
   EPHEMERAL_META,
   type GraphStore,
   type KnowledgeBase,
+  type MemoryForgetter,
   NO_TOOLS_META,
   type RelevanceContext,
 } from "../core/mod.ts";
@@ -58,13 +59,17 @@ export interface MemoryParts {
   /** The working window; scores need a RelevanceContext, a plain window shows none. */
   context: Pick<RelevanceContext, "events"> & Partial<Pick<RelevanceContext, "scores">>;
   documents: MemoryPort["documents"];
+  /** Forgetting across every tier; absent: the forget route answers 501. */
+  forget?: MemoryForgetter;
 }
 
 /** The memory port over the tiers' objects. */
 export function memoryPort(parts: MemoryParts): MemoryPort {
+  const forgetter = parts.forget;
   return {
     graph: parts.graph,
     documents: parts.documents,
+    ...(forgetter ? { forget: (name: string) => forgetter.forget(name) } : {}),
     async context(query) {
       const events = parts.context.events();
       const last = events.at(-1);

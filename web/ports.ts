@@ -7,6 +7,7 @@ import type {
   Clock,
   ConfigEntry,
   ConversationHistory,
+  ForgetReport,
   GraphEntity,
   GraphRecall,
   GraphRelation,
@@ -106,6 +107,8 @@ export interface MemoryPort {
   documents(options: { query?: string; limit: number }): Promise<DocumentView[]>;
   /** The working window, oldest first, scored against `query` (default: the newest event). */
   context(query?: string): Promise<{ query: string; events: ContextView[] }>;
+  /** Forget a name in every tier (memory forget); rejects with NameError on a bad name. */
+  forget?(name: string): Promise<ForgetReport>;
 }
 
 /** One knowledge-base entry. */

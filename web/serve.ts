@@ -14,6 +14,7 @@ import {
   lastWeekOfUsage,
   type Logger,
   type MediaStore,
+  type MemoryForgetter,
   type RelevanceContext,
   UsageError,
   type UsageLedger,
@@ -117,6 +118,7 @@ export interface ServeWebOptions {
     knowledge: KnowledgeBase;
     /** Uploads, images in chat and on the OpenAI endpoint. */
     media?: MediaStore;
+    forget?: MemoryForgetter;
   };
   providers: { health(): SourceView[] };
   usage: Pick<UsageLedger, "range">;
@@ -147,6 +149,7 @@ export function serveWeb(options: ServeWebOptions): WebServer {
       graph: memory.graph,
       context: memory.context,
       documents: documentsPort(memory.documents),
+      forget: memory.forget,
     }),
     plugins: options.plugins.registry,
     llm: {

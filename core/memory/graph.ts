@@ -84,6 +84,8 @@ export interface CommitResult {
   reinforced: number;
   /** Superseded relations of functional predicates closed (`validTo` set). */
   closed: number;
+  /** Triples refused because they name something the owner asked to forget. */
+  forgotten?: number;
 }
 
 /**

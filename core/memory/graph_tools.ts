@@ -11,6 +11,7 @@ import type { GraphMemory, GraphRelation, Triple } from "./graph.ts";
 import { formatFact, type GraphStore, type RelationPatch } from "./graph_store.ts";
 import type { RegisteredTool, ToolResult } from "../kernel/tools.ts";
 import { defineTool } from "../kernel/define_tool.ts";
+import { forgetTool, type MemoryForgetter } from "./forget.ts";
 
 /** Options of graphMemoryTools and graphTools. */
 export interface GraphToolsOptions {
@@ -18,6 +19,11 @@ export interface GraphToolsOptions {
   onRecalled?: (relationIds: readonly number[]) => void;
   /** The session a committed fact belongs to, when known. */
   sessionId?: () => string | undefined;
+  /**
+   * Forgetting across every tier: `memory_purge` goes through it. Without it `memory_purge`
+   * erases the graph's entity only (a graph with no other tier, as in tests).
+   */
+  forget?: MemoryForgetter;
 }
 
 const NAME = z.string().min(1).max(200);
@@ -55,7 +61,7 @@ export function graphTools(store: GraphStore, options: GraphToolsOptions = {}): 
           `moved, ${result.folded} duplicates folded.`;
       },
     }),
-    defineTool({
+    options.forget ? forgetTool(options.forget) : defineTool({
       name: "memory_purge",
       description: "Erase an entity completely: the node, every fact touching it and their " +
         "source sentences. Irreversible; use when asked to forget something.",
@@ -164,8 +170,12 @@ function commitTool(graph: GraphMemory, options: GraphToolsOptions): RegisteredT
         });
       }
       const r = await graph.commit(triples);
-      return `Committed ${triples.length} facts: ${r.relations} new, ${r.reinforced} already ` +
-        `known (reinforced), ${r.closed} superseded facts closed.`;
+      const refused = r.forgotten
+        ? ` ${r.forgotten} not stored: they name something the owner asked to forget.`
+        : "";
+      return `Committed ${triples.length - (r.forgotten ?? 0)} facts: ${r.relations} new, ` +
+        `${r.reinforced} already known (reinforced), ${r.closed} superseded facts closed.` +
+        refused;
     },
   });
 }

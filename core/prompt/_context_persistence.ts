@@ -77,6 +77,13 @@ export class ContextPersistence {
     await this.#io;
   }
 
+  /** Write a snapshot now, changed or not; rejects when it cannot be written. */
+  snapshot(): Promise<void> {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    return this.#save();
+  }
+
   async #appendPending(): Promise<void> {
     const append = this.#o.store.append;
     if (!append || this.#pending.length === 0) return;

@@ -18,6 +18,7 @@ import type { Embedder, EmbedPriority } from "../memory/embedding.ts";
 import type { Clock, Logger } from "../ports.ts";
 import { errorMessage } from "../errors.ts";
 import { ContextPersistence } from "./_context_persistence.ts";
+import type { TextRedactor } from "../memory/forget.ts";
 import { bestExchanges, planPrune } from "./_exchanges.ts";
 
 /** Scores `query` against each vector (all L2-normalised, same space); dot product by default. */
@@ -47,6 +48,8 @@ export interface RelevanceContextOptions {
   /** Delay from a change to the snapshot that compacts the journal; default 5000. */
   debounceMs?: number;
   scorer?: VectorScorer;
+  /** Blanks out forgotten names in every event as it enters the window. */
+  redactor?: TextRedactor;
 }
 
 /** What one prune did. */
@@ -123,16 +126,38 @@ export class RelevanceContext implements ContextWindow {
 
   /** Add an event at the end of the timeline and schedule a save. */
   append(event: ContextEvent): void {
+    event = this.#redacted(event);
     this.#events.push(event);
     this.#persist.record({ op: "add", event: withoutVector(event) });
   }
 
   /** Put an event back at its chronological place (documents recalled into the window). */
   insert(event: ContextEvent): void {
+    event = this.#redacted(event);
     let at = this.#events.length;
     while (at > 0 && this.#events[at - 1]!.timestamp > event.timestamp) at--;
     this.#events.splice(at, 0, event);
     this.#persist.record({ op: "add", event: withoutVector(event) });
+  }
+
+  /**
+   * Blank out what `redactor` finds in every event (their vectors are recomputed later), then
+   * write a snapshot at once, which also empties the journal that held the old text. Resolves
+   * how many events changed; rejects when the snapshot cannot be written.
+   */
+  async redact(redactor: TextRedactor): Promise<number> {
+    let changed = 0;
+    this.#events = this.#events.map((event) => {
+      const next = redactEvent(event, redactor);
+      if (next !== event) changed++;
+      return next;
+    });
+    if (changed > 0) await this.#persist.snapshot();
+    return changed;
+  }
+
+  #redacted(event: ContextEvent): ContextEvent {
+    return this.#options.redactor ? redactEvent(event, this.#options.redactor) : event;
   }
 
   /** Resolves once every change so far is in the journal (see ContextWindow.commit). */
@@ -307,6 +332,23 @@ export class RelevanceContext implements ContextWindow {
     this.#persist.changed(); // vectors reach disk with the next snapshot; they can be recomputed
     return stale.length;
   }
+}
+
+/** `event` with forgotten names blanked out (and no vector), or `event` itself when clean. */
+export function redactEvent(event: ContextEvent, redactor: TextRedactor): ContextEvent {
+  const texts = [event.input, event.response, ...(event.tools ?? []).map((t) => t.output)];
+  if (!texts.some((t) => t !== undefined && redactor.mentions(t))) return event;
+  const { vector: _, ...rest } = event;
+  const blank = (text: string | undefined) =>
+    text === undefined ? undefined : redactor.redact(text);
+  return {
+    ...rest,
+    ...(event.input === undefined ? {} : { input: blank(event.input) }),
+    ...(event.response === undefined ? {} : { response: blank(event.response) }),
+    ...(event.tools
+      ? { tools: event.tools.map((t) => ({ ...t, output: redactor.redact(t.output) })) }
+      : {}),
+  };
 }
 
 /** The event without its vector: journal lines stay small, and vectors can be recomputed. */

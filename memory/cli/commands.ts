@@ -3,7 +3,14 @@
  * stores directly — beside a running daemon or not — and return the report main.ts prints.
  * `memory import` goes into a running daemon's own stores when there is one.
  */
-import { type Clock, type ConfigRegistry, type Logger, UsageError } from "../../core/mod.ts";
+import {
+  checkForgetName,
+  type Clock,
+  type ConfigRegistry,
+  type Logger,
+  UsageError,
+} from "../../core/mod.ts";
+import { openMemory } from "../open.ts";
 import { readEmbeddingConfig } from "../embed/config.ts";
 import { selectEmbedder } from "../embed/spaces.ts";
 import { type MemoryEvalResult, runMemoryEval } from "../eval/run.ts";
@@ -99,15 +106,21 @@ async function withHome<T>(
   });
 }
 
+/** Ways to reach a running daemon's memory; each resolves undefined when none runs. */
+export interface MemoryOnline {
+  importOnline(path: string): Promise<{ value: unknown } | undefined>;
+  forgetOnline(name: string): Promise<{ value: unknown } | undefined>;
+}
+
 /**
- * `memory stats | recall QUERY | export FILE | import FILE`: prints the JSON report. `importOnline`
- * imports through a running daemon (searchable at once, no second writer) and resolves
- * undefined when none runs. Throws UsageError.
+ * `memory stats | recall QUERY | export FILE | import FILE | forget NAME`: prints the JSON
+ * report. `import` and `forget` go through a running daemon (its stores and its context window,
+ * no second writer) and open the home's files only when none runs. Throws UsageError, and
+ * NameError for a name that cannot be forgotten.
  */
 export async function runMemoryCommand(
   args: readonly string[],
-  io: MemoryCommandIo & {
-    importOnline(path: string): Promise<{ value: unknown } | undefined>;
+  io: MemoryCommandIo & MemoryOnline & {
     /** `--from FILE|DIR` of `memory model install`. */
     from?: string;
   },
@@ -115,16 +128,21 @@ export async function runMemoryCommand(
   const [action, ...rest] = args;
   if (action === "model") return await runModelCommand(rest, io.from, io);
   const argument = rest.join(" ").trim();
-  const help = `Usage: ${io.command} memory stats | recall QUERY | export FILE | import FILE`;
-  const actions: MemoryAction[] = ["stats", "recall", "export", "import"];
-  if (!actions.includes(action as MemoryAction)) throw new UsageError(help);
+  const help = `Usage: ${io.command} memory stats | recall QUERY | export FILE | import FILE | ` +
+    "forget NAME";
+  const actions = ["stats", "recall", "export", "import", "forget"];
+  if (!actions.includes(action!)) throw new UsageError(help);
   if (action !== "stats" && argument === "") throw new UsageError(help);
-  const online = action === "import"
-    ? await io.importOnline(await Deno.realPath(argument))
-    : undefined;
-  const report = online
-    ? online.value
-    : await withHome(io, (context) => memoryCommand(context, action as MemoryAction, argument));
+  let report: unknown;
+  if (action === "forget") report = await forgetCommand(checkForgetName(argument), io);
+  else {
+    const online = action === "import"
+      ? await io.importOnline(await Deno.realPath(argument))
+      : undefined;
+    report = online
+      ? online.value
+      : await withHome(io, (context) => memoryCommand(context, action as MemoryAction, argument));
+  }
   io.out.print(JSON.stringify(report, null, 2));
   return 0;
 }
@@ -150,6 +168,16 @@ async function runModelCommand(
     }));
   io.out.print(JSON.stringify(report, null, 2));
   return 0;
+}
+
+/** Forget through the running daemon, else in the home's own files (every tier opened). */
+async function forgetCommand(name: string, io: MemoryCommandIo & MemoryOnline): Promise<unknown> {
+  const online = await io.forgetOnline(name);
+  if (online) return online.value;
+  return await withHome(io, async (context) => {
+    await using memory = await openMemory(context);
+    return await memory.forget.forget(name);
+  });
 }
 
 /** Flags of `eval memory`. */

@@ -81,8 +81,17 @@ export async function openMemoryInspector(
     analyzer,
   });
   const { embedder } = selection;
-  const documents = await DocStore.open({ dir: paths.docs, embedder, analyzer, clock, logger });
   const tier = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger });
+  // An import must not bring a forgotten name back into the documents either.
+  const redactor = tier.graph.forgotten;
+  const documents = await DocStore.open({
+    dir: paths.docs,
+    embedder,
+    analyzer,
+    clock,
+    logger,
+    redactor,
+  });
   return {
     stats: async () => ({
       vectorSpace: embedder.fingerprint,

@@ -1,7 +1,7 @@
 /** Document JSON files: memory/docs/<id>.json, one per document, written atomically. */
 import { join } from "node:path";
 import { z } from "zod";
-import type { MemoryDocument, NewDocument, StoredVector } from "../../core/mod.ts";
+import type { MemoryDocument, NewDocument, StoredVector, TextRedactor } from "../../core/mod.ts";
 import { decodeVector, encodeVector } from "../stores/context.ts";
 import { writeFileAtomic } from "../home.ts";
 
@@ -150,5 +150,18 @@ export function newDocument(doc: NewDocument, content: string, now: number): Mem
     updatedAt: now,
     accessCount: 0,
     turnIds: doc.turnIds ?? [],
+  };
+}
+
+/** `doc` with forgotten names blanked out of its content, summary, tags and entities. */
+export function redactNew(doc: NewDocument, redactor: TextRedactor): NewDocument {
+  const texts = [doc.content, doc.summary ?? "", ...doc.tags ?? [], ...doc.entities ?? []];
+  if (!texts.some((t) => redactor.mentions(t))) return doc;
+  return {
+    ...doc,
+    content: redactor.redact(doc.content),
+    summary: doc.summary === undefined ? undefined : redactor.redact(doc.summary),
+    tags: doc.tags?.map((t) => redactor.redact(t)),
+    entities: doc.entities?.filter((e) => !redactor.mentions(e)),
   };
 }

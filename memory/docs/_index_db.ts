@@ -7,7 +7,13 @@
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Logger } from "../../core/mod.ts";
-import { DatabaseError, openDatabase, withTransaction } from "../sqlite.ts";
+import {
+  checkpoint,
+  type CheckpointResult,
+  DatabaseError,
+  openDatabase,
+  withTransaction,
+} from "../sqlite.ts";
 
 const MIGRATIONS = [
   `create table docs (
@@ -156,6 +162,11 @@ export class DocIndexDb {
   /** Number of rows. */
   count(): number {
     return Number(this.#sql("select count(*) as n from docs").get()!.n);
+  }
+
+  /** Vacuum and empty the write-ahead log (after an erase). */
+  compact(): CheckpointResult {
+    return checkpoint(this.#db, { vacuum: true });
   }
 
   /** Close the database. */

@@ -12,11 +12,11 @@ import type {
   MemoryDocument,
   NewDocument,
   ScoredDocument,
+  TextRedactor,
 } from "../../core/mod.ts";
 import { errorMessage } from "../../core/mod.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
-import { syncPath } from "../home.ts";
 import { type DocIndexDb, type IndexRow, openDocIndex } from "./_index_db.ts";
 import { fuse } from "./_fusion.ts";
 import { Bm25Index } from "../text/bm25.ts";
@@ -24,12 +24,13 @@ import {
   contentHash,
   type DocRecord,
   listDocIds,
-  newDocument,
   readDocFile,
   removeDocFile,
   writeDocFile,
 } from "./_files.ts";
 import { DocVectors } from "./_vectors.ts";
+import type { CheckpointResult } from "../sqlite.ts";
+import { planDocuments, writeNewFiles } from "./_insert.ts";
 
 /** Options of DocStore.open. */
 export interface DocStoreOptions {
@@ -43,13 +44,8 @@ export interface DocStoreOptions {
   rrfK?: number;
   /** A dense-only hit needs at least this cosine to count; default 0.25. */
   minDense?: number;
-}
-
-/** One document of an insertMany call: new (`document`), already `stored`, or a repeat. */
-interface PlannedDoc {
-  hash: string;
-  document?: MemoryDocument;
-  stored?: string;
+  /** Blanks out forgotten names in every document before it is stored. */
+  redactor?: TextRedactor;
 }
 
 /** The document store. */
@@ -100,14 +96,18 @@ export class DocStore implements DocumentStore {
     docs: readonly NewDocument[],
     options: { batch?: number; sync?: boolean; signal?: AbortSignal } = {},
   ): Promise<{ id: string; duplicate: boolean }[]> {
-    const planned = await this.#plan(docs);
+    const planned = await planDocuments(docs, {
+      storedId: (hash) => this.#db.idByHash(hash),
+      now: this.#o.clock.now(),
+      redactor: this.#o.redactor,
+    });
     const fresh = planned.flatMap((p) =>
       p.document ? [{ document: p.document, hash: p.hash }] : []
     );
     const written: DocRecord[] = [];
     let kept: Map<string, string>;
     try {
-      await this.#writeFiles(fresh, written, options);
+      await writeNewFiles(this.#o.dir, this.#o.embedder, fresh, written, options);
       kept = this.#commit(written);
     } catch (error) {
       await Promise.all(written.map((r) => removeDocFile(this.#o.dir, r.document.id)));
@@ -121,54 +121,9 @@ export class DocStore implements DocumentStore {
     });
   }
 
-  /** Embed `fresh` in batches and write their files, adding each written one to `written`. */
-  async #writeFiles(
-    fresh: readonly { document: MemoryDocument; hash: string }[],
-    written: DocRecord[],
-    options: { batch?: number; sync?: boolean; signal?: AbortSignal },
-  ): Promise<void> {
-    const { embedder, dir } = this.#o;
-    const batch = options.batch ?? 256;
-    for (let start = 0; start < fresh.length; start += batch) {
-      options.signal?.throwIfAborted();
-      const part = fresh.slice(start, start + batch);
-      const vectors = await embedder.embed(part.map((p) => p.document.content), options);
-      for (const [i, { document, hash }] of part.entries()) {
-        const record = {
-          document,
-          hash,
-          vector: { fingerprint: embedder.fingerprint, vector: vectors[i]! },
-        };
-        await writeDocFile(dir, record, { sync: options.sync });
-        written.push(record);
-      }
-    }
-    if (options.sync === false && written.length > 0) await syncPath(dir);
-    options.signal?.throwIfAborted();
-  }
-
-  /** Normalise and hash `docs`: new documents, or the id already stored under their hash. */
-  async #plan(docs: readonly NewDocument[]): Promise<PlannedDoc[]> {
-    const planned: PlannedDoc[] = [];
-    const seen = new Set<string>();
-    for (const doc of docs) {
-      const content = doc.content.trim();
-      if (content === "") throw new TypeError("Cannot store an empty document");
-      const hash = await contentHash(content);
-      const stored = this.#db.idByHash(hash);
-      if (stored !== undefined) planned.push({ hash, stored });
-      else if (seen.has(hash)) planned.push({ hash });
-      else {
-        seen.add(hash);
-        planned.push({ hash, document: newDocument(doc, content, this.#o.clock.now()) });
-      }
-    }
-    return planned;
-  }
-
   /**
    * Index `records` in one transaction, then in memory; returns each hash with the id kept.
-   * Another writer may have stored the same content since #plan: its id is kept and this
+   * Another writer may have stored the same content since planDocuments: its id is kept and this
    * record is surplus. A row with the record's own id was indexed from its file by another
    * process opening the folder meanwhile, and counts as stored.
    */
@@ -213,12 +168,12 @@ export class DocStore implements DocumentStore {
   recent(
     limit: number,
   ): { id: string; summary: string; source: string; createdAt: number; accessCount: number }[] {
-    return this.#db.recent(limit).map((r) => ({
-      id: r.id,
-      summary: r.summary,
-      source: r.source,
-      createdAt: r.createdAt,
-      accessCount: r.accessCount,
+    return this.#db.recent(limit).map(({ id, summary, source, createdAt, accessCount }) => ({
+      id,
+      summary,
+      source,
+      createdAt,
+      accessCount,
     }));
   }
 
@@ -253,6 +208,50 @@ export class DocStore implements DocumentStore {
       if (record) docs.push(record.document);
     }
     return docs;
+  }
+
+  /** Ids of every document (a sweep reads them one by one with `get`). */
+  ids(): string[] {
+    return this.#db.ids();
+  }
+
+  /** One document by id; undefined when absent or unreadable (logged). */
+  async get(id: string): Promise<MemoryDocument | undefined> {
+    return (await this.#read(id))?.document;
+  }
+
+  /**
+   * Replace document `id` by `next` (same id; counters as given), re-hashed, re-embedded and
+   * re-indexed; when another document already holds the new content this one is removed
+   * instead. Resolves what happened. The file is written first: a crash after it leaves an
+   * index row that the next rewrite of the same document replaces.
+   */
+  async rewrite(id: string, next: MemoryDocument): Promise<"rewritten" | "removed"> {
+    const content = next.content.trim();
+    const hash = await contentHash(content);
+    const holder = this.#db.idByHash(hash);
+    if (holder !== undefined && holder !== id) return await this.remove(id), "removed";
+    const { embedder } = this.#o;
+    const [vector] = await embedder.embed([content]);
+    const record = {
+      document: { ...next, id, content },
+      hash,
+      vector: { fingerprint: embedder.fingerprint, vector: vector! },
+    };
+    await writeDocFile(this.#o.dir, record);
+    const terms = this.#terms(record.document);
+    this.#db.transaction(() => {
+      this.#db.remove(id);
+      this.#indexRow(record, terms);
+    });
+    this.#words.remove(id);
+    this.#indexMemory(record, terms);
+    return "rewritten";
+  }
+
+  /** Vacuum the index and empty its write-ahead log (after an erase). */
+  compact(): CheckpointResult {
+    return this.#db.compact();
   }
 
   async remove(id: string): Promise<boolean> {

@@ -220,6 +220,21 @@ export const GRAPH_MIGRATIONS: readonly string[] = [
        and exists (select 1 from relations n where n.source_id = relations.source_id
          and n.type = relations.type and n.target_id != relations.target_id
          and n.status = 'active' and n.valid_from = relations.valid_to);`,
+  // Forgotten names (memory forget): keyed hashes only, never the name; the FTS index of names
+  // erases a deleted name from its segments instead of leaving it for a later merge.
+  `create table tombstone_keys (
+     id integer primary key,
+     key blob not null,
+     created_at integer not null
+   );
+   create table tombstones (
+     key_id integer not null references tombstone_keys(id),
+     hash text not null,
+     length integer not null,
+     created_at integer not null,
+     primary key (key_id, hash)
+   ) without rowid;
+   insert into entities_fts(entities_fts, rank) values ('secure-delete', 1);`,
 ];
 
 function sqlText(text: string): string {

@@ -24,14 +24,19 @@ import {
   silentLogger,
   type Triple,
 } from "../../core/mod.ts";
-import { openDatabase, withTransaction } from "../sqlite.ts";
-import { DEFAULT_ENTITY_TYPE, displayName, GRAPH_MIGRATIONS, normalizeName } from "./_schema.ts";
+import { checkpoint, type CheckpointResult, openDatabase, withTransaction } from "../sqlite.ts";
+import { DEFAULT_ENTITY_TYPE, GRAPH_MIGRATIONS } from "./_schema.ts";
 import { GraphSql } from "./_rows.ts";
 import { commitNewTriples, commitTriples } from "./_commit.ts";
 import { around, entitiesByIds, keywordSeeds, overview, walk } from "./_recall.ts";
 import * as edit from "./_edit.ts";
 import { DocVectors } from "../docs/_vectors.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
+import { bulkEntities, type BulkGraph, bulkRelations, exportFacts } from "./_portable.ts";
+import { addTombstones, loadForgotten, screenTriples, sweepGraph } from "./_forget.ts";
+import { foldName, type ForgottenNames } from "../forget/matcher.ts";
+
+export type { BulkGraph } from "./_portable.ts";
 
 export {
   FUNCTIONAL_PREDICATES,
@@ -63,10 +68,15 @@ export interface GraphStats {
   sentences: number;
 }
 
-/** Rows for GraphDB.bulkEntities and bulkRelations (relations name entity ids). */
-export interface BulkGraph {
-  entities: { name: string; type?: string; mentions?: number }[];
-  relations: { source: number; target: number; type: string; validFrom: number }[];
+/** What GraphDB.forget erased. */
+export interface GraphForgetResult {
+  /** Names tombstoned: the one asked for, and its entity's name and aliases. */
+  names: number;
+  entities: number;
+  relations: number;
+  /** Sentences redacted or removed. */
+  sentences: number;
+  checkpoint: CheckpointResult;
 }
 
 /** The graph database. Methods are synchronous SQLite underneath; promises for the port. */
@@ -74,6 +84,7 @@ export class GraphDB implements GraphStore {
   #o: GraphDbOptions;
   #g: GraphSql;
   #vectors?: DocVectors;
+  #forgotten: ForgottenNames;
 
   private constructor(options: GraphDbOptions) {
     this.#o = options;
@@ -82,7 +93,16 @@ export class GraphDB implements GraphStore {
       busyTimeoutMs: options.busyTimeoutMs,
     });
     this.#g = new GraphSql(db, () => options.clock.now());
+    this.#forgotten = loadForgotten(this.#g);
     if (options.embedder) this.#loadVectors(options.embedder);
+  }
+
+  /**
+   * The names forgotten in this home (tombstones), one object for the life of the database:
+   * every writer of memory redacts by it, and it learns each name forgotten here.
+   */
+  get forgotten(): ForgottenNames {
+    return this.#forgotten;
   }
 
   /** Open (or create) the graph database; throws DatabaseError naming the file. */
@@ -90,23 +110,56 @@ export class GraphDB implements GraphStore {
     return new GraphDB(options);
   }
 
+  /** Commit, refusing (and counting) triples that name a forgotten entity. */
   async commit(triples: readonly Triple[]): Promise<CommitResult> {
-    const out = withTransaction(this.#g.db, () => commitTriples(this.#g, triples));
+    const { kept, refused } = screenTriples(triples, this.#forgotten);
+    const out = withTransaction(this.#g.db, () => commitTriples(this.#g, kept));
     await this.#embed(out.fresh);
     return {
       entities: out.entities,
       relations: out.relations,
       reinforced: out.reinforced,
       closed: out.closed,
+      ...(refused > 0 ? { forgotten: refused } : {}),
     };
   }
 
   /** Commit the facts of an import, skipping those already stored (see commitNewTriples). */
   async importFacts(triples: readonly Triple[]): Promise<CommitResult & { skipped: number }> {
-    const out = withTransaction(this.#g.db, () => commitNewTriples(this.#g, triples));
+    const { kept, refused } = screenTriples(triples, this.#forgotten);
+    const out = withTransaction(this.#g.db, () => commitNewTriples(this.#g, kept));
     await this.#embed(out.fresh);
     const { fresh: _, ...result } = out;
-    return result;
+    return { ...result, ...(refused > 0 ? { forgotten: refused } : {}) };
+  }
+
+  /**
+   * Forget `name` for good: tombstones for it and for its entity's name and aliases, then every
+   * entity it names or appears in, their relations, and the name in every sentence; then the
+   * file is vacuumed and checkpointed so no deleted byte is left. Later commits naming it are
+   * refused. An unknown name is still tombstoned (so nothing stores it from now on).
+   */
+  forget(name: string): Promise<GraphForgetResult> {
+    return settle(() => {
+      const id = this.#g.entityId(name);
+      const entity = id === undefined ? undefined : this.#g.entity(id);
+      const names = [name, ...(entity ? [entity.name, ...entity.aliases ?? []] : [])];
+      const unique = [...new Map(names.map((n) => [foldName(n), n])).values()];
+      const next = this.#forgotten.copy();
+      const sweep = withTransaction(this.#g.db, () => {
+        addTombstones(this.#g, next, unique);
+        return sweepGraph(this.#g, next);
+      });
+      this.#forgotten.merge(next);
+      for (const gone of sweep.entities) this.#vectors?.delete(String(gone));
+      return {
+        names: unique.length,
+        entities: sweep.entities.length,
+        relations: sweep.relations,
+        sentences: sweep.sentences,
+        checkpoint: checkpoint(this.#g.db, { vacuum: true }),
+      };
+    });
   }
 
   recall(query: GraphQuery): Promise<GraphRecall> {
@@ -234,39 +287,12 @@ export class GraphDB implements GraphStore {
    * known-clean graph, benchmarks); returns their ids in order. Throws on an existing name.
    */
   bulkEntities(entities: BulkGraph["entities"]): number[] {
-    const now = BigInt(this.#o.clock.now());
-    return withTransaction(this.#g.db, () => {
-      const insert = this.#g.sql(
-        `insert into entities (name, norm, type, mentions, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?) returning id`,
-      );
-      return entities.map((e) =>
-        Number(
-          insert.get(
-            displayName(e.name),
-            normalizeName(e.name),
-            e.type ?? DEFAULT_ENTITY_TYPE,
-            BigInt(e.mentions ?? 1),
-            now,
-            now,
-          )!.id,
-        )
-      );
-    });
+    return bulkEntities(this.#g, entities);
   }
 
   /** Insert many relations between entity ids in one transaction, without superseding. */
   bulkRelations(relations: BulkGraph["relations"]): void {
-    const now = BigInt(this.#o.clock.now());
-    withTransaction(this.#g.db, () => {
-      const insert = this.#g.sql(
-        `insert into relations (source_id, target_id, type, valid_from, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?)`,
-      );
-      for (const r of relations) {
-        insert.run(BigInt(r.source), BigInt(r.target), r.type, BigInt(r.validFrom), now, now);
-      }
-    });
+    bulkRelations(this.#g, relations);
   }
 
   /** How many entities have no vector, or one from another space. */
@@ -301,30 +327,7 @@ export class GraphDB implements GraphStore {
 
   /** Every fact not deleted (open and closed), oldest first, with names and sentences: export. */
   exportFacts(): (Triple & { validTo?: number })[] {
-    return this.#g.db.prepare(
-      `select s.name as subject, s.type as subject_type, r.type as predicate,
-         t.name as object, t.type as object_type, r.confidence, r.valid_from, r.valid_to,
-         r.session_id, r.turn_ids,
-         (select se.text from relation_sentences rs join sentences se on se.id = rs.sentence_id
-           where rs.relation_id = r.id limit 1) as sentence
-       from relations r
-       join entities s on s.id = r.source_id
-       join entities t on t.id = r.target_id
-       where r.status = 'active'
-       order by r.valid_from, r.id`,
-    ).all().map((r) => ({
-      subject: String(r.subject),
-      subjectType: String(r.subject_type),
-      predicate: String(r.predicate),
-      object: String(r.object),
-      objectType: String(r.object_type),
-      confidence: Number(r.confidence),
-      validFrom: Number(r.valid_from),
-      validTo: r.valid_to === null ? undefined : Number(r.valid_to),
-      sessionId: r.session_id === null ? undefined : String(r.session_id),
-      turnIds: JSON.parse(String(r.turn_ids)) as string[],
-      sentence: r.sentence === null ? undefined : String(r.sentence),
-    }));
+    return exportFacts(this.#g);
   }
 
   /** Close the database. */

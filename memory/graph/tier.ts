@@ -8,6 +8,7 @@ import {
   errorMessage,
   graphTools,
   type Logger,
+  type MemoryForgetter,
   type MemorySection,
   type RegisteredTool,
   socialTools,
@@ -33,8 +34,8 @@ export interface GraphTier {
   indexer: GraphIndexer;
   /** The "[Memory Index]" section for `text`; a failure is logged and yields none. */
   section(text: string, signal?: AbortSignal): Promise<MemorySection | undefined>;
-  /** memory_* and person_* tools. */
-  tools(): RegisteredTool[];
+  /** memory_* and person_* tools; `memory_purge` forgets through `forget` when given. */
+  tools(options?: { forget?: MemoryForgetter }): RegisteredTool[];
   /** Counts (synchronous SQLite). */
   stats(): GraphStats;
   close(): void;
@@ -54,8 +55,8 @@ export function openGraphTier(options: GraphTierOptions): GraphTier {
     analyzer: options.analyzer,
     embedder: options.embedder,
   });
-  const tools = [
-    ...graphTools(graph, { onRecalled: (ids) => indexer.markRecalled(ids) }),
+  const tools = (forget?: MemoryForgetter) => [
+    ...graphTools(graph, { onRecalled: (ids) => indexer.markRecalled(ids), forget }),
     ...socialTools(graph),
   ];
   return {
@@ -70,7 +71,7 @@ export function openGraphTier(options: GraphTierOptions): GraphTier {
         return undefined;
       }
     },
-    tools: () => tools,
+    tools: (toolOptions) => tools(toolOptions?.forget),
     stats: () => graph.counts(),
     close: () => graph.close(),
   };

@@ -19,7 +19,7 @@ import {
 } from "../../core/mod.ts";
 import { Bm25Index } from "../text/bm25.ts";
 import { DocVectors } from "../docs/_vectors.ts";
-import { writeFileAtomic } from "../home.ts";
+import { pathExists, writeFileAtomic } from "../home.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 
 /** Options of KnowledgeStore. */
@@ -111,7 +111,7 @@ export class KnowledgeStore implements KnowledgeBase {
   async create(name: string, content: string, options: { overwrite?: boolean } = {}) {
     const dir = await this.#dirOf(name, { create: true });
     const path = join(dir, FILE);
-    if (!options.overwrite && await exists(path)) {
+    if (!options.overwrite && await pathExists(path)) {
       throw new KnowledgeError(
         "knowledge_exists",
         name,
@@ -289,14 +289,4 @@ function title(text: string): string | undefined {
 function snippet(text: string): string {
   const body = text.replace(/^#\s+.+$/m, "").replace(/\s+/g, " ").trim();
   return body.length > 160 ? `${body.slice(0, 160)}…` : body;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }

@@ -5,6 +5,7 @@
  * skipped with a warning, never fatal.
  */
 import { join } from "node:path";
+import { writeFileAtomic } from "../home.ts";
 import {
   type Clock,
   type ConversationHistory,
@@ -17,6 +18,7 @@ import {
   silentLogger,
   type StageContext,
   type StageHandler,
+  type TextRedactor,
 } from "../../core/mod.ts";
 import { parseTurn, readHistory } from "./history.ts";
 import { fileName, listLogFiles, parseStart } from "./_files.ts";
@@ -32,10 +34,15 @@ const SENT_CHARS = 20_000;
 const TOOLS_KEPT = 200;
 const SHARED_KEY = "text_log.turn";
 
-/** Where a reader stopped: a file of memory/text/ and the byte offset after its last whole line. */
+/**
+ * Where a reader stopped: a file of memory/text/, the byte offset after its last whole line,
+ * and how many lines that is. A reader goes on by `line` when it has one: a redaction (memory
+ * forget) rewrites lines in place, which moves the bytes but never the line count.
+ */
 export interface TextWatermark {
   file: string;
   offset: number;
+  line?: number;
 }
 
 /** Options of TextLog.open. */
@@ -48,6 +55,8 @@ export interface TextLogOptions {
   maxAgeMs?: number;
   /** Rotate before a file would pass this size; default 10 MB. */
   maxBytes?: number;
+  /** Blanks out forgotten names in every turn before it is written. */
+  redactor?: TextRedactor;
 }
 
 const encoder = new TextEncoder();
@@ -78,7 +87,10 @@ export class TextLog implements ConversationHistory {
   /** Append one turn (fsync before resolving). Rejects on IO failure; the log stays usable. */
   append(turn: TextTurn): Promise<void> {
     if (this.#closed) return Promise.reject(new TypeError("Cannot append: the text log is closed"));
-    const line = encoder.encode(JSON.stringify(turn) + "\n");
+    const redactor = this.#o.redactor;
+    const line = encoder.encode(
+      JSON.stringify(redactor ? redactTurn(turn, redactor) : turn) + "\n",
+    );
     const write = this.#writing.then(() => this.#write(line));
     this.#writing = write.catch(() => {});
     return write;
@@ -133,15 +145,34 @@ export class TextLog implements ConversationHistory {
     let watermark = since;
     for (const file of files) {
       if (since && file < since.file) continue;
-      const start = since && file === since.file ? since.offset : 0;
       const bytes = await Deno.readFile(join(this.#o.dir, file));
       const end = bytes.lastIndexOf(0x0a) + 1; // a trailing partial line is not read yet
-      if (end > start) {
-        turns.push(...this.#parse(file, decoder.decode(bytes.subarray(start, end))));
-      }
-      watermark = { file, offset: Math.max(end, start) };
+      const lines = decoder.decode(bytes.subarray(0, end)).split("\n").slice(0, -1);
+      const from = since && file === since.file ? startLine(since, bytes) : 0;
+      if (lines.length > from) turns.push(...this.#parse(file, lines.slice(from).join("\n")));
+      watermark = { file, offset: end, line: Math.max(lines.length, from) };
     }
     return { turns, watermark };
+  }
+
+  /**
+   * Rewrite every file with forgotten names blanked out (each file atomically, line for line,
+   * appends waiting meanwhile); resolves how many files and lines changed.
+   */
+  redact(redactor: TextRedactor): Promise<{ files: number; lines: number }> {
+    const run = this.#writing.then(async () => {
+      this.#file?.close();
+      this.#file = undefined; // the next append reopens the rewritten file
+      const out = { files: 0, lines: 0 };
+      for (const file of await listLogFiles(this.#o.dir)) {
+        const changed = await redactFile(join(this.#o.dir, file), redactor);
+        if (changed > 0) out.files++;
+        out.lines += changed;
+      }
+      return out;
+    });
+    this.#writing = run.then(() => {}, () => {});
+    return run;
   }
 
   /** Wait for pending appends, then close the file. */
@@ -228,4 +259,46 @@ async function endsWithNewline(path: string): Promise<boolean> {
   } finally {
     file.close();
   }
+}
+
+/** `turn` with forgotten names blanked out of its words and its sender; itself when clean. */
+function redactTurn(turn: TextTurn, redactor: TextRedactor): TextTurn {
+  const fields = ["input", "reply", "sender"] as const;
+  const dirty = fields.filter((f) => typeof turn[f] === "string" && redactor.mentions(turn[f]));
+  if (dirty.length === 0) return turn;
+  const next = { ...turn };
+  for (const f of dirty) next[f] = redactor.redact(turn[f]!);
+  return next;
+}
+
+/** Rewrite one log file with its turns redacted, line for line; resolves the lines changed. */
+async function redactFile(path: string, redactor: TextRedactor): Promise<number> {
+  const lines = (await Deno.readTextFile(path)).split("\n");
+  let changed = 0;
+  const out = lines.map((line) => {
+    if (line.trim() === "") return line;
+    let turn: TextTurn;
+    try {
+      turn = JSON.parse(line) as TextTurn;
+    } catch {
+      // A torn line: no name stays in it either.
+      if (!redactor.mentions(line)) return line;
+      changed++;
+      return redactor.redact(line);
+    }
+    const next = redactTurn(turn, redactor);
+    if (next === turn) return line;
+    changed++;
+    return JSON.stringify(next);
+  });
+  if (changed > 0) await writeFileAtomic(path, out.join("\n"));
+  return changed;
+}
+
+/** The line a reader goes on from: `since.line`, or (an older watermark) the lines before its offset. */
+function startLine(since: TextWatermark, bytes: Uint8Array): number {
+  if (since.line !== undefined) return since.line;
+  let count = 0;
+  for (let i = 0; i < Math.min(since.offset, bytes.length); i++) if (bytes[i] === 0x0a) count++;
+  return count;
 }

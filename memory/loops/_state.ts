@@ -3,7 +3,12 @@
  * (atomic writes): the text log watermark of the rule distiller, the review cursor, merge pairs
  * the model refused, and each loop's stats for `memory stats`.
  */
-import { errorMessage, type HeartbeatStats, type Logger } from "../../core/mod.ts";
+import {
+  errorMessage,
+  type HeartbeatStats,
+  type Logger,
+  type TextRedactor,
+} from "../../core/mod.ts";
 import { writeFileAtomic } from "../home.ts";
 import type { TextWatermark } from "../log/text_log.ts";
 
@@ -25,17 +30,31 @@ export class HeartbeatState {
   readonly path: string;
   data: HeartbeatSnapshot;
   #logger: Logger;
+  #redactor?: TextRedactor;
   #saving: Promise<void> = Promise.resolve();
 
-  private constructor(path: string, data: HeartbeatSnapshot, logger: Logger) {
+  private constructor(
+    path: string,
+    data: HeartbeatSnapshot,
+    logger: Logger,
+    redactor?: TextRedactor,
+  ) {
     this.path = path;
     this.data = data;
     this.#logger = logger;
+    this.#redactor = redactor;
   }
 
-  /** Load `path`; a missing file is a fresh state, a corrupt one is moved aside and logged. */
-  static async load(path: string, logger: Logger): Promise<HeartbeatState> {
-    return new HeartbeatState(path, await readSnapshot(path, logger), logger);
+  /**
+   * Load `path`; a missing file is a fresh state, a corrupt one is moved aside and logged. With
+   * `redactor`, every save leaves out forgotten names (merge pairs naming one, error texts).
+   */
+  static async load(
+    path: string,
+    logger: Logger,
+    redactor?: TextRedactor,
+  ): Promise<HeartbeatState> {
+    return new HeartbeatState(path, await readSnapshot(path, logger), logger, redactor);
   }
 
   /** Remember that `a` and `b` are not one entity. */
@@ -53,13 +72,21 @@ export class HeartbeatState {
 
   /** Write the state (serialised; later calls write the newest data). */
   save(): Promise<void> {
-    const run = this.#saving.then(() =>
-      writeFileAtomic(this.path, JSON.stringify(this.data, null, 1) + "\n")
-    );
+    const run = this.#saving.then(() => {
+      if (this.#redactor) this.#redact(this.#redactor);
+      return writeFileAtomic(this.path, JSON.stringify(this.data, null, 1) + "\n");
+    });
     this.#saving = run.catch((error) =>
       this.#logger.error("Cannot save the heartbeat state", { error: errorMessage(error) })
     );
     return run;
+  }
+
+  #redact(redactor: TextRedactor): void {
+    this.data.rejectedPairs = this.data.rejectedPairs.filter((p) => !redactor.mentions(p));
+    for (const stats of this.data.stats) {
+      if (stats.lastError !== undefined) stats.lastError = redactor.redact(stats.lastError);
+    }
   }
 
   /** Wait for writes under way. */

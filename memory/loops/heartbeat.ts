@@ -19,6 +19,7 @@ import {
   type KernelConfig,
   type Logger,
   type RelevanceContext,
+  type TextRedactor,
 } from "../../core/mod.ts";
 import { loadHotLoops } from "../../wasm/mod.ts";
 import { HeartbeatState } from "./_state.ts";
@@ -28,7 +29,7 @@ import { distillText } from "./distiller.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import type { TextLog } from "../log/text_log.ts";
 
-export { readHeartbeatStats } from "./_state.ts";
+export { HeartbeatState, readHeartbeatStats } from "./_state.ts";
 export { fallbackTriples, KEYWORD_CONFIDENCE } from "./_archive.ts";
 export { mergeCandidates, mergeKey } from "./_merge_review.ts";
 
@@ -54,6 +55,8 @@ export interface MemoryHeartbeatOptions {
   textLog: TextLog;
   /** LLM decisions through the consolidation path; absent or unavailable → fallbacks. */
   consolidator?: Consolidator;
+  /** Forgotten names: the state file never keeps one (merge pairs, error texts). */
+  redactor?: TextRedactor;
 }
 
 /** The running heartbeats. */
@@ -64,6 +67,8 @@ export interface MemoryHeartbeat {
   runNow(name: (typeof MEMORY_LOOPS)[number]): Promise<HeartbeatStats>;
   /** Resolves once no loop is running (drive the loops under a manual clock: advance, await). */
   whenIdle(): Promise<void>;
+  /** Write the state file again (after a forget: without the forgotten names). */
+  saveState(): Promise<void>;
   /** Stop the timers and wait for runs under way. */
   stop(): Promise<void>;
 }
@@ -73,7 +78,7 @@ export async function startMemoryHeartbeat(
   options: MemoryHeartbeatOptions,
 ): Promise<MemoryHeartbeat> {
   const logger = options.logger.child({ component: "heartbeat" });
-  const state = await HeartbeatState.load(options.statePath, logger);
+  const state = await HeartbeatState.load(options.statePath, logger, options.redactor);
   const hot = loadHotLoops();
   const interval = (key: string) => () => options.config.get<number>(`core.memory.${key}`);
   const loop = (
@@ -139,6 +144,7 @@ export async function startMemoryHeartbeat(
     stats: () => heartbeat.stats(),
     runNow: (name) => heartbeat.runNow(name),
     whenIdle: () => heartbeat.whenIdle(),
+    saveState: () => state.save(),
     async stop() {
       unsubscribe?.();
       await heartbeat.stop();

@@ -111,6 +111,17 @@ export async function memoryImportOnline(
   return await askOnline(target, { type: "memory", action: "import", path }, "memory");
 }
 
+/**
+ * `memory forget NAME` through a running daemon, so the name leaves the stores it has open (and
+ * its context window) at once. Resolves the report, or undefined when no daemon answers.
+ */
+export async function memoryForgetOnline(
+  target: DaemonTarget,
+  name: string,
+): Promise<{ value: unknown } | undefined> {
+  return await askOnline(target, { type: "memory", action: "forget", name }, "memory");
+}
+
 /** Send one request frame and wait for its answer; undefined when no daemon runs. */
 async function askOnline(
   target: DaemonTarget,

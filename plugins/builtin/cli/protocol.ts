@@ -39,8 +39,16 @@ export const ClientFrame = z.discriminatedUnion("type", [
    * per line each way, served by the daemon's MCP server (docs/mcp.md).
    */
   z.object({ type: z.literal("mcp") }),
-  /** `memory import`: the daemon reads `path` (absolute) into its own stores. */
-  z.object({ type: z.literal("memory"), action: z.literal("import"), path: z.string().max(4096) }),
+  /**
+   * `memory import`: the daemon reads `path` (absolute) into its own stores; `memory forget`:
+   * it erases `name` from every tier of its memory.
+   */
+  z.object({
+    type: z.literal("memory"),
+    action: z.enum(["import", "forget"]),
+    path: z.string().max(4096).optional(),
+    name: z.string().max(1000).optional(),
+  }),
 ]);
 
 /** A frame the client sends, parsed. */
@@ -57,7 +65,7 @@ export type ServerFrame =
   | { type: "status"; status: unknown }
   /** Answer to a `plugin` frame: the plugin list, or the one plugin acted on. */
   | { type: "plugin"; action: string; result: unknown }
-  /** Answer to a `memory` frame: what the import wrote and skipped. */
+  /** Answer to a `memory` frame: what the import wrote and skipped, or what forget erased. */
   | { type: "memory"; action: string; result: unknown }
   | { type: "message"; text: string }
   /** A plugin asks the owner; answer with an `answer` frame. */

@@ -37,6 +37,8 @@ export type CliMcpServe = (channel: CliLineChannel) => void;
 export interface CliMemoryControl {
   /** Import the export file at `path` (absolute); resolves with the counts. */
   import(path: string): Promise<unknown>;
+  /** Forget `name` in every tier; resolves with the report. */
+  forget?(name: string): Promise<unknown>;
 }
 
 /** What the CLI socket's plugin frames call (the plugin Registry). Methods reject with a clear message. */
@@ -295,8 +297,17 @@ async function memoryFrame(
   control: CliMemoryControl | undefined,
 ): Promise<void> {
   try {
-    if (!control) throw new Error("This daemon does not import memory");
-    client.send({ type: "memory", action: frame.action, result: await control.import(frame.path) });
+    if (!control) throw new Error("This daemon does not serve memory commands");
+    let result: unknown;
+    if (frame.action === "import") {
+      if (!frame.path) throw new Error("memory import needs a path");
+      result = await control.import(frame.path);
+    } else {
+      if (!control.forget) throw new Error("This daemon cannot forget");
+      if (frame.name === undefined) throw new Error("memory forget needs a name");
+      result = await control.forget(frame.name);
+    }
+    client.send({ type: "memory", action: frame.action, result });
   } catch (error) {
     client.send({ type: "error", message: errorMessage(error) });
   }
