@@ -92,21 +92,35 @@ export interface CheckpointResult {
 
 /**
  * After an erase: with `vacuum`, rewrite the file without free pages (data deleted before
- * secure_delete was on leaves no trace either); then copy the WAL into the file and truncate
- * it, so the old pages it held are gone. A reader in another connection can keep the WAL
+ * secure_delete was on leaves no trace either), where this process may; then copy the WAL into
+ * the file and truncate it, so the old pages it held are gone. A reader in another connection can keep the WAL
  * (`busy`); the next checkpoint finishes the job.
  */
 export function checkpoint(
   db: DatabaseSync,
   options: { vacuum?: boolean } = {},
 ): CheckpointResult {
-  if (options.vacuum) db.exec("vacuum");
+  const vacuumed = options.vacuum === true && vacuum(db);
   const row = db.prepare("pragma wal_checkpoint(truncate)").get() ?? {};
   return {
-    vacuumed: options.vacuum ?? false,
+    vacuumed,
     busy: Number(row.busy ?? 0) !== 0,
     walFrames: Math.max(0, Number(row.log ?? 0)),
   };
+}
+
+/**
+ * VACUUM; false when this process may not run it: Deno refuses ATTACH (which VACUUM uses)
+ * without full permissions, as the daemon runs. Deletes are still zeroed (secure_delete).
+ */
+function vacuum(db: DatabaseSync): boolean {
+  try {
+    db.exec("vacuum");
+    return true;
+  } catch (error) {
+    if (/attach/i.test(errorMessage(error))) return false;
+    throw error;
+  }
 }
 
 function configure(db: DatabaseSync, path: string, options: OpenDatabaseOptions): void {
