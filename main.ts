@@ -7,45 +7,85 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import denoJson from "./deno.json" with { type: "json" };
+import type { Logger } from "./core/mod.ts";
+import type { HomePaths } from "./memory/mod.ts";
+// The guard process (`serve`) runs only what these import, and they import nothing of the
+// daemon but types: so it holds ~40 MB instead of the daemon's ~90. They are the only modules
+// main.ts takes from inside a folder rather than from its mod.ts, for that reason.
+import { createJsonLogger, parseLogLevel, writeStderr } from "./adapters/json_logger.ts";
+import { systemClock } from "./adapters/system_clock.ts";
+import { ensureHome, homePaths, resolveHome } from "./memory/home.ts";
 import {
-  configCommand,
-  createKernel,
-  errorMessage,
-  KernelNotices,
-  type Logger,
-  NameError,
-  registerCoreDefaults,
-  UsageError,
-} from "./core/mod.ts";
-import {
-  createJsonLogger,
-  luaGlueFile,
-  openProviders,
-  parseLogLevel,
-  registerLuaAdapterDefaults,
-  systemClock,
-  writeStderr,
-} from "./adapters/mod.ts";
-import {
+  commandName,
+  openLogSink,
+  processLaunchFacts,
+  PROGRAM,
+  refuseRunning,
+  runGuard,
+  serviceCommand,
+} from "./plugins/guard/mod.ts";
+
+const OPTIONS = {
+  home: { type: "string" },
+  host: { type: "string" },
+  port: { type: "string" },
+  reveal: { type: "boolean" },
+  corpus: { type: "string" },
+  questions: { type: "string" },
+  k: { type: "string" },
+  "run-out": { type: "string" },
+  from: { type: "string" },
+  yes: { type: "boolean", short: "y" },
+  user: { type: "boolean" },
+  // serve's own: the guard starts the daemon as `serve --agent [--failback]` (docs/operations.md).
+  agent: { type: "boolean" },
+  failback: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+} as const;
+
+/** Whether this process is the guard: `serve` without `--agent` (help and version aside). */
+function isGuard(args: string[]): boolean {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: OPTIONS,
+    strict: false,
+  });
+  return positionals[0] === "serve" && !values.agent && !values.help && !values.version;
+}
+
+/**
+ * A folder's mod.ts, for every process but the guard (which gets an empty stand-in). The
+ * specifier is computed on purpose: Deno loads (without running) every literal import() before
+ * the program starts, which would cost the guard ~0.3 s and ~10 MB. .ci/bundle.ts turns each
+ * call back into a literal import(), so that esbuild carries the modules.
+ */
+async function daemonModule<T>(folder: string): Promise<T> {
+  if (isGuard(Deno.args)) return {} as T;
+  return await import(new URL(`./${folder}/mod.ts`, import.meta.url).href) as T;
+}
+
+const { configCommand, createKernel, KernelNotices, NameError, registerCoreDefaults, UsageError } =
+  await daemonModule<typeof import("./core/mod.ts")>("core");
+const { luaGlueFile, openProviders, registerLuaAdapterDefaults } = await daemonModule<
+  typeof import("./adapters/mod.ts")
+>("adapters");
+const {
   checkStores,
-  ensureHome,
-  type HomePaths,
-  homePaths,
   memoryPluginServices,
   MODEL_USAGE,
   openHomeConfig,
   openMemory,
   readPersona,
   registerMemoryDefaults,
-  resolveHome,
   runEvalCommand,
   runMemoryCommand,
   SqliteUsageStore,
-} from "./memory/mod.ts";
-import {
+} = await daemonModule<typeof import("./memory/mod.ts")>("memory");
+const {
   chatCommand,
   claimDaemon,
-  commandName,
   ConfirmationRequired,
   daemonTarget,
   failbackNotice,
@@ -53,23 +93,19 @@ import {
   mcpCommand,
   memoryForgetOnline,
   memoryImportOnline,
-  openLogSink,
-  processLaunchFacts,
-  PROGRAM,
-  refuseRunning,
   registerPluginSettings,
   runChangesCommand,
   runDoctor,
-  runGuard,
   runPluginCommand,
   runServiceCommand,
-  serviceCommand,
   startPlugins,
   statusCommand,
   stopCommand,
   stopSignals,
-} from "./plugins/mod.ts";
-import { openWebHub, serveWeb, webAddress } from "./web/mod.ts";
+} = await daemonModule<typeof import("./plugins/mod.ts")>("plugins");
+const { openWebHub, serveWeb, webAddress } = await daemonModule<typeof import("./web/mod.ts")>(
+  "web",
+);
 
 const usageText = () =>
   `Usage: ${cli} <command> [options]
@@ -95,25 +131,6 @@ Commands:
 
 Every command takes --home DIR (default $HOMEAGENT_HOME or ~/.homeagent).`;
 
-const OPTIONS = {
-  home: { type: "string" },
-  host: { type: "string" },
-  port: { type: "string" },
-  reveal: { type: "boolean" },
-  corpus: { type: "string" },
-  questions: { type: "string" },
-  k: { type: "string" },
-  "run-out": { type: "string" },
-  from: { type: "string" },
-  yes: { type: "boolean", short: "y" },
-  user: { type: "boolean" },
-  // serve's own: the guard starts the daemon as `serve --agent [--failback]` (docs/operations.md).
-  agent: { type: "boolean" },
-  failback: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean" },
-} as const;
-
 const env = Deno.env.toObject();
 /** How the owner runs this command line, for every hint that names a command (set by main). */
 let cli = PROGRAM;
@@ -124,7 +141,6 @@ const stderr = { print: (line: string) => console.error(line) };
 async function main(args: string[]): Promise<number> {
   // `deno task` runs main.ts in the checkout; paths the user typed are relative to their folder.
   if (env.INIT_CWD && env.npm_config_user_agent?.startsWith("deno/")) Deno.chdir(env.INIT_CWD);
-  cli = commandName(processLaunchFacts());
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: OPTIONS });
   if (values.version) {
     console.log(denoJson.version);
@@ -136,12 +152,14 @@ async function main(args: string[]): Promise<number> {
     return command === undefined && !values.help ? 2 : 0;
   }
   const home = resolveHome(values.home, env);
+  if (command === "serve" && !values.agent) return await guard(home, values);
+  cli = commandName(processLaunchFacts());
   const daemon = daemonTarget(homePaths(home), { command: cli, env });
   const io = { home, env, command: cli, out: stdout, err: stderr, daemon, openHome };
   const homeNamed = values.home !== undefined || env.HOMEAGENT_HOME !== undefined;
   switch (command) {
     case "serve":
-      return values.agent ? await serve(home, values) : await guard(home, values);
+      return await serve(home, values);
     case "chat":
       return await chatCommand(daemon, rest.join(" "));
     case "stop":
@@ -207,6 +225,7 @@ async function guard(home: string, flags: { host?: string; port?: string }): Pro
     logger,
     log: log.line,
     print: stdout.print,
+    env,
   });
 }
 
@@ -286,7 +305,6 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
     vectorSpaceHint,
     startupMs,
   });
-  memory.warmUp();
 
   const gone = guard.guardGone.then(() => "guard gone" as const);
   const signal = await Promise.race([stop.signalled, gone]);
@@ -341,11 +359,13 @@ if (import.meta.main) {
   try {
     code = await main(Deno.args);
   } catch (error) {
-    const usage = error instanceof UsageError || error instanceof NameError ||
-      error instanceof ConfirmationRequired ||
-      (error instanceof TypeError && "code" in error &&
-        String(error.code).startsWith("ERR_PARSE_ARGS"));
-    console.error(`error: ${errorMessage(error)}`);
+    const parse = error instanceof TypeError && "code" in error &&
+      String(error.code).startsWith("ERR_PARSE_ARGS");
+    // The guard has not loaded the daemon's error classes: only its own failures reach here.
+    const usage = parse || (UsageError !== undefined &&
+      (error instanceof UsageError || error instanceof NameError ||
+        error instanceof ConfirmationRequired));
+    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
     code = usage ? 2 : 1;
   }
   Deno.exit(code);

@@ -23,6 +23,8 @@ const DEV_ONLY = ["playwright-core", "esbuild", "assemblyscript", "binaryen"];
 
 /** The onnxruntime-web file a bundle reads from beside itself. */
 export const ORT_WASM = "ort-wasm-simd-threaded.wasm";
+/** jieba's wasm, which the bundle carries (memory/text/_jieba_wasm.ts reads it from here). */
+const JIEBA_WASM = join(ROOT, "node_modules/jieba-wasm/pkg/web/jieba_rs_wasm_bg.wasm");
 
 /** What buildBundle wrote. */
 export interface BundleResult {
@@ -196,6 +198,19 @@ function programPlugin(carried: Record<string, string>): esbuild.Plugin {
         });`,
         loader: "js",
       }));
+      // main.ts imports the daemon's folders with computed specifiers (so that Deno does not
+      // load them for the guard); in the bundle they become literal imports esbuild follows.
+      build.onLoad({ filter: /\/main\.ts$/ }, async (args) => {
+        if (args.path !== join(ROOT, "main.ts")) return undefined;
+        return { contents: literalDaemonImports(await Deno.readTextFile(args.path)), loader: "ts" };
+      });
+      // jieba's wasm, carried as base64 and decoded only when the segmenter first runs.
+      build.onLoad({ filter: /memory\/text\/_jieba_wasm\.ts$/ }, async () => ({
+        contents: `const carried = ${
+          JSON.stringify(encodeBase64(await Deno.readFile(JIEBA_WASM)))
+        };\nexport function jiebaWasmBytes() { return ${FROM_BASE64}(carried); }`,
+        loader: "js",
+      }));
       build.onLoad({ filter: /plugins\/host\/bundled\.ts$/ }, () => ({
         contents: Object.entries(carried)
           .map(([name, text]) => `export const ${name} = ${JSON.stringify(text)};`).join("\n"),
@@ -215,6 +230,26 @@ function programPlugin(carried: Record<string, string>): esbuild.Plugin {
       }));
     },
   };
+}
+
+/** The call main.ts loads a folder's mod.ts with: `daemonModule<typeof import("./x/mod.ts")>("x")`. */
+const DAEMON_MODULE =
+  /daemonModule<\s*typeof import\("(\.\/[a-z]+\/mod\.ts)"\)\s*>\(\s*"[a-z]+",?\s*\)/g;
+
+/**
+ * main.ts with each daemonModule call made a literal import() (still skipped by the guard).
+ * Throws when there is none, or one is left: the bundle would then miss those modules.
+ */
+export function literalDaemonImports(source: string): string {
+  let count = 0;
+  const out = source.replace(DAEMON_MODULE, (_call, path: string) => {
+    count++;
+    return `(isGuard(Deno.args) ? Promise.resolve({}) : import(${JSON.stringify(path)}))`;
+  });
+  if (count === 0 || /daemonModule<\s*typeof/.test(out)) {
+    throw new Error("main.ts: the daemonModule calls changed shape; update .ci/bundle.ts");
+  }
+  return out;
 }
 
 function byOrigin(inputs: Record<string, { bytesInOutput: number }>): Record<string, number> {

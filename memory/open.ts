@@ -98,11 +98,6 @@ export interface MemoryTiers extends AsyncDisposable {
   reembedInBackground(signal?: AbortSignal): Promise<void>;
   /** reembedInBackground() until close(), which cancels and awaits it. */
   startReembedding(): void;
-  /**
-   * Build the segmenter's dictionary (~0.5 s on the first Chinese text) on a later turn of the
-   * event loop, rather than in the middle of the first message; close() cancels it.
-   */
-  warmUp(): void;
   /** Cancel background work, write the context window and close the stores. Once only. */
   close(): Promise<void>;
 }
@@ -246,14 +241,6 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     },
     startReembedding() {
       reembedding = tiers.reembedInBackground(background.signal);
-    },
-    warmUp() {
-      const timer = setTimeout(() => {
-        const t0 = performance.now();
-        analyzer.tokenize("预热分词词典");
-        logger.debug("Segmenter warmed", { ms: Math.round(performance.now() - t0) });
-      }, 0);
-      background.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
     },
     close() {
       return closing ??= (async () => {

@@ -18,7 +18,7 @@ export {
   unitText,
 } from "./builtin/cli/service.ts";
 export { DaemonIndex, daemonIndexDir } from "./builtin/cli/daemon_index.ts";
-export { claimDaemon, daemonTarget, refuseRunning, stopSignals } from "./builtin/cli/daemon.ts";
+export { claimDaemon, daemonTarget, stopSignals } from "./builtin/cli/daemon.ts";
 export { runPluginCommand } from "./builtin/cli/plugin_command.ts";
 export { runServiceCommand } from "./builtin/cli/service_command.ts";
 export {
@@ -64,3 +64,4 @@ export { runGuard } from "./guard/run.ts";
 export { linkToGuard } from "./guard/agent_link.ts";
 export { failbackNotice } from "./guard/state.ts";
 export { openLogSink } from "./guard/log_file.ts";
+export { refuseRunning } from "./guard/running.ts";

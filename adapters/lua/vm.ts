@@ -6,7 +6,7 @@
  * instructions, execution time, memory): arguments are pushed before the budget is armed and
  * results read after, so a call stopped by its budget can never take the host down with it.
  */
-import { LuaFactory, type LuaThread } from "wasmoon";
+import type { LuaFactory, LuaThread } from "wasmoon";
 import {
   describeBreach,
   HomeAgentError,
@@ -327,7 +327,8 @@ export async function createLuaVm(
   chunkname: string,
   options: LuaVmOptions,
 ): Promise<LuaVm> {
-  const factory = options.factory ?? new LuaFactory(options.wasmPath);
+  // wasmoon's glue (~7 MB once imported) loads with the first Lua VM: only Lua sources need it.
+  const factory = options.factory ?? new (await import("wasmoon")).LuaFactory(options.wasmPath);
   const engine = await factory.createEngine({
     openStandardLibs: true,
     injectObjects: false,

@@ -1,9 +1,9 @@
 /**
- * jieba-wasm, loaded lazily once. The `web` build is initialised from the wasm bytes, taken
- * from a raw import (so a bundle inlines them) or, when that file is not resolvable yet (a
- * fresh checkout whose node_modules is being populated), read from beside the package.
+ * jieba-wasm, loaded lazily once: its `web` build's glue at start, its wasm (read by
+ * _jieba_wasm.ts, which the bundle replaces) compiled on the first Chinese text.
  */
 import { EmbeddingError } from "../../core/mod.ts";
+import { jiebaWasmBytes } from "./_jieba_wasm.ts";
 
 /** A word and its jieba part-of-speech tag (`n`, `nr`, `ns`, `v`, `x`, …). */
 export interface TaggedWord {
@@ -22,33 +22,41 @@ export interface Segmenter {
 // The wasm package keeps its instance in module state, so one load per process is all there is.
 let loading: Promise<Segmenter> | undefined;
 
-/** The shared jieba segmenter, initialised on first call (~30–100 ms); rejects with EmbeddingError. */
+/**
+ * The shared jieba segmenter (rejects with EmbeddingError when its glue cannot be loaded). Only
+ * the glue is loaded now; the wasm (4 MB) is read and compiled on the first cut or tag (~60 ms),
+ * which builds the dictionary too (~60 MB, ~0.5 s): only Chinese text needs any of it, so a
+ * daemon that sees none stays that much smaller. A wasm that cannot be read or compiled throws
+ * EmbeddingError from that first call.
+ */
 export function loadSegmenter(): Promise<Segmenter> {
   loading ??= load().catch((error) => {
     loading = undefined;
-    throw new EmbeddingError("jieba", "unavailable", `Cannot load jieba-wasm: ${error}`, {
-      cause: error,
-    });
+    throw unavailable(error);
   });
   return loading;
 }
 
 async function load(): Promise<Segmenter> {
   const jieba = await import("jieba-wasm/web");
-  const module = await WebAssembly.compile(await wasmBytes());
-  jieba.initSync({ module });
+  let ready = false;
+  const init = () => {
+    if (ready) return;
+    try {
+      jieba.initSync({ module: new WebAssembly.Module(jiebaWasmBytes()) });
+    } catch (error) {
+      throw unavailable(error);
+    }
+    ready = true;
+  };
   return {
-    cut: (text) => jieba.cut(text, true),
-    tag: (text) => jieba.tag(text, true),
+    cut: (text) => (init(), jieba.cut(text, true)),
+    tag: (text) => (init(), jieba.tag(text, true)),
   };
 }
 
-async function wasmBytes(): Promise<Uint8Array<ArrayBuffer>> {
-  try {
-    const raw = await import("#jieba-wasm-bytes", { with: { type: "bytes" } });
-    return raw.default as Uint8Array<ArrayBuffer>;
-  } catch {
-    const url = new URL("jieba_rs_wasm_bg.wasm", import.meta.resolve("jieba-wasm/web"));
-    return await Deno.readFile(url);
-  }
+function unavailable(error: unknown): EmbeddingError {
+  return new EmbeddingError("jieba", "unavailable", `Cannot load jieba-wasm: ${error}`, {
+    cause: error,
+  });
 }

@@ -24,6 +24,8 @@ export interface SpawnAgentOptions {
   log(line: string): void;
   /** Lines on its stdout after the URL line. */
   print(line: string): void;
+  /** Variables set for the agent on top of the guard's own environment. */
+  env?: Record<string, string>;
 }
 
 /** The arguments of the agent's command line after the program. */
@@ -40,6 +42,7 @@ export function agentArgs(launch: AgentLaunch, options: SpawnAgentOptions): stri
 export function spawnAgent(launch: AgentLaunch, options: SpawnAgentOptions): AgentProcess {
   const child = new Deno.Command(options.command[0]!, {
     args: agentArgs(launch, options),
+    env: options.env,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

@@ -3,10 +3,12 @@
  * process, watches its heartbeat, restarts it when it dies or stops beating (the reason logged,
  * with GuardPolicy's backoff), and after repeated crashes starts it in fail-back boot. A signal
  * to the guard stops the agent in order. The processes and files are ports, so the whole
- * policy runs under a manual clock in the tests.
+ * policy runs under a manual clock in the tests. Like everything the guard process runs, it
+ * imports only types from core/: the guard stays small by never evaluating the daemon's code.
  */
-import { type Clock, errorMessage, type Logger, sleep } from "../../core/mod.ts";
+import type { Clock, Logger } from "../../core/mod.ts";
 import { type Boot, type Crash, GuardPolicy } from "./policy.ts";
+import { messageOf, sleep } from "./_light.ts";
 
 /** How one agent process ended. */
 export interface AgentExit {
@@ -171,7 +173,7 @@ export class Guard {
       try {
         beat = await this.#o.lastBeat();
       } catch (error) {
-        this.#o.logger.warn("Cannot read the agent's heartbeat", { error: errorMessage(error) });
+        this.#o.logger.warn("Cannot read the agent's heartbeat", { error: messageOf(error) });
       }
       signal.throwIfAborted();
       // A beat left by an earlier agent does not count for this one.

@@ -4,8 +4,7 @@
  * ones shifting to .2 … up to `keep`, the oldest dropped) and a new file begun.
  */
 import { join } from "node:path";
-import { z } from "zod";
-import { errorMessage } from "../../core/mod.ts";
+import { messageOf } from "./_light.ts";
 
 /** Options of a RotatingLog. */
 export interface RotatingLogOptions {
@@ -19,24 +18,36 @@ export interface RotatingLogOptions {
   onError(message: string): void;
 }
 
-/** Settings of the log file from the environment (docs/operations.md "Logs"). */
-export const LogFileEnv = z.object({
-  HOMEAGENT_LOG_FILE_MB: z.coerce.number().min(0).max(10_000).default(10),
-  HOMEAGENT_LOG_FILE_KEEP: z.coerce.number().int().min(0).max(100).default(5),
-});
-
-/** The size bound and kept count; undefined when HOMEAGENT_LOG_FILE_MB is 0 (no file). */
+/**
+ * The size bound and kept count from HOMEAGENT_LOG_FILE_MB (0–10000, default 10) and
+ * HOMEAGENT_LOG_FILE_KEEP (a whole number 0–100, default 5); undefined when the size is 0 (no
+ * file). Throws RangeError naming the variable for a value out of range. (Checked by hand: the
+ * guard does not load zod.)
+ */
 export function logFileSettings(
   env: Record<string, string | undefined>,
 ): { maxBytes: number; keep: number } | undefined {
-  const parsed = LogFileEnv.safeParse(env);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = String(issue.path[0]);
-    throw new RangeError(`Cannot use ${key}="${env[key]}": ${issue.message}`);
-  }
-  const { HOMEAGENT_LOG_FILE_MB: mb, HOMEAGENT_LOG_FILE_KEEP: keep } = parsed.data;
+  const mb = setting(env, "HOMEAGENT_LOG_FILE_MB", { max: 10_000, fallback: 10, whole: false });
+  const keep = setting(env, "HOMEAGENT_LOG_FILE_KEEP", { max: 100, fallback: 5, whole: true });
   return mb === 0 ? undefined : { maxBytes: Math.round(mb * 1024 * 1024), keep };
+}
+
+function setting(
+  env: Record<string, string | undefined>,
+  key: string,
+  rule: { max: number; fallback: number; whole: boolean },
+): number {
+  const text = env[key]?.trim();
+  if (text === undefined || text === "") return rule.fallback;
+  const value = Number(text);
+  if (
+    !Number.isFinite(value) || value < 0 || value > rule.max ||
+    (rule.whole && !Number.isInteger(value))
+  ) {
+    const kind = rule.whole ? "a whole number" : "a number";
+    throw new RangeError(`Cannot use ${key}="${env[key]}": expected ${kind} from 0 to ${rule.max}`);
+  }
+  return value;
 }
 
 const encoder = new TextEncoder();
@@ -68,7 +79,7 @@ export class RotatingLog implements Disposable {
       this.#file?.close();
       this.#file = undefined; // reopened (and its size read again) on the next line
       if (!this.#failing) {
-        this.#o.onError(`Cannot write the log file "${this.#o.path}": ${errorMessage(error)}`);
+        this.#o.onError(`Cannot write the log file "${this.#o.path}": ${messageOf(error)}`);
       }
       this.#failing = true;
     }

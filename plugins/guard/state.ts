@@ -1,7 +1,7 @@
 /**
  * run/guard.json: what the guard tells the agent it starts (the boot, and why fail-back boot)
  * and what `status` shows of the guard (its pid, restarts, the last crash). Written atomically
- * by the guard before each start; read by the agent, which never writes it.
+ * by the guard before each start (run.ts); read here by the agent, which never writes it.
  */
 import { z } from "zod";
 import { errorMessage, HomeAgentError } from "../../core/mod.ts";
@@ -18,13 +18,6 @@ const GuardStateSchema = z.object({
     crashes: z.array(z.string()),
   }).optional(),
 });
-
-/** Write `state` to `path` atomically (tmp + rename). */
-export async function saveGuardState(path: string, state: GuardState): Promise<void> {
-  const tmp = `${path}.tmp`;
-  await Deno.writeTextFile(tmp, JSON.stringify(state) + "\n", { mode: 0o600 });
-  await Deno.rename(tmp, path);
-}
 
 /**
  * The guard's state at `path`; undefined when there is none (a daemon run without a guard).

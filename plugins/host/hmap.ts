@@ -5,7 +5,7 @@
  * the compression ratio within the limits, counted while inflating (zip.ts); a valid manifest
  * of a known kind whose entry is in the package.
  */
-import { type Zippable, zipSync } from "fflate";
+import type { Zippable } from "fflate";
 import { dirname, join } from "node:path";
 import { PluginError } from "../../core/mod.ts";
 import { type Manifest, parseManifest } from "./manifest.ts";
@@ -43,7 +43,7 @@ export async function readHmap(
   bytes: Uint8Array,
   options: ReadHmapOptions = {},
 ): Promise<HmapPackage> {
-  const { files, entries } = readZipFiles(bytes, { ...options, refuseName: dataFolder });
+  const { files, entries } = await readZipFiles(bytes, { ...options, refuseName: dataFolder });
   const manifestBytes = files.get("plugin.json");
   if (!manifestBytes) throw refuse("no plugin.json at the root of the archive");
   const manifest = parseManifest(new TextDecoder().decode(manifestBytes), "plugin.json");
@@ -68,15 +68,15 @@ export async function readHmap(
  * Verify and inflate a zip with the package rules: no traversal, absolute paths, links or
  * duplicates; sizes and ratio within the limits. `refuseName` adds a rule of the caller's.
  */
-export function readZipFiles(
+export async function readZipFiles(
   bytes: Uint8Array,
   options: ReadHmapOptions & { refuseName?: (name: string) => string | undefined } = {},
-): { files: Map<string, Uint8Array>; entries: ZipEntry[] } {
+): Promise<{ files: Map<string, Uint8Array>; entries: ZipEntry[] }> {
   const maxTotal = options.maxTotalBytes ?? HMAP_MAX_BYTES;
   const maxEntry = options.maxEntryBytes ?? maxTotal;
   const entries = readCentralDirectory(bytes);
   checkEntries(entries, maxEntry, maxTotal, options.refuseName);
-  const files = inflateEntries(bytes, entries, {
+  const files = await inflateEntries(bytes, entries, {
     maxTotalBytes: maxTotal,
     maxEntryBytes: maxEntry,
     maxRatio: options.maxRatio ?? HMAP_MAX_RATIO,
@@ -142,10 +142,11 @@ export async function writeHmap(pkg: HmapPackage, dir: string): Promise<void> {
 }
 
 /** Build a package from files (path → text or bytes); deterministic for the same input. */
-export function buildHmap(
+export async function buildHmap(
   files: Record<string, string | Uint8Array>,
   options: { executable?: string[] } = {},
-): Uint8Array {
+): Promise<Uint8Array> {
+  const { zipSync } = await import("fflate");
   const encoder = new TextEncoder();
   const zippable: Zippable = {};
   for (const name of Object.keys(files).sort()) {

@@ -85,7 +85,7 @@ export async function loadInstalled(
   const base = { kind: manifest.kind, version: manifest.version };
   switch (manifest.kind) {
     case "skill": {
-      const skill = parseSkill(await Deno.readTextFile(entryPath), name);
+      const skill = await parseSkill(await Deno.readTextFile(entryPath), name);
       return { ...base, plugin: createSkillPlugin(name, skill, options.skills) };
     }
     case "lua": {

@@ -5,7 +5,6 @@
  * or from a SKILL plugin. The model sees a compact index (name and description) in the system
  * prompt and reads a skill, and the files it bundles, with `skill_load` (skills_tool.ts).
  */
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { type Plugin, PluginError } from "../../core/mod.ts";
 
@@ -67,12 +66,16 @@ const SECTION_ALIASES: Record<string, string> = {
   "备注": "notes",
 };
 
-/** Parse SKILL.md text; throws PluginError on missing or invalid front matter. */
-export function parseSkill(text: string, plugin = "?"): Skill {
+/**
+ * Parse SKILL.md text; rejects with PluginError on missing or invalid front matter. The YAML
+ * parser (~9 MB resident) is loaded on the first skill, not with the daemon.
+ */
+export async function parseSkill(text: string, plugin = "?"): Promise<Skill> {
   const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
   if (!match) {
     throw new PluginError(plugin, `SKILL.md of "${plugin}" has no YAML front matter (--- … ---)`);
   }
+  const { parse: parseYaml } = await import("yaml");
   let raw: unknown;
   try {
     raw = parseYaml(match[1]!);

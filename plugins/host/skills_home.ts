@@ -89,14 +89,14 @@ export class HomeSkills {
         `Cannot install "${pkg.source}": it holds no SKILL.md (at its root or in skills/<name>/)`,
       );
     }
-    const parsed = roots.map((root) => {
+    const parsed = await Promise.all(roots.map(async (root) => {
       const text = new TextDecoder().decode(pkg.files.get(join(root, "SKILL.md"))!);
-      const skill = parseSkill(text, pkg.source);
+      const skill = await parseSkill(text, pkg.source);
       checkName("skill", skill.name, {
         pattern: { test: SKILL_NAME, expected: "lowercase letters, digits, - or _" },
       });
       return { root, skill };
-    });
+    }));
     await Deno.mkdir(this.#o.dir, { recursive: true, mode: 0o700 });
     const installed: InstalledSkill[] = [];
     for (const { root, skill } of parsed) {
@@ -162,7 +162,7 @@ export class HomeSkills {
     if (size > MAX_SKILL_MD) {
       throw new RangeError(`SKILL.md is ${size} bytes, over ${MAX_SKILL_MD}`);
     }
-    const skill = parseSkill(await Deno.readTextFile(file), name);
+    const skill = await parseSkill(await Deno.readTextFile(file), name);
     if (skill.name !== name) {
       throw new PluginError(name, `Folder "${name}" holds skill "${skill.name}"; names must match`);
     }
@@ -247,7 +247,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /** What a skill package holds, one line each, for the owner to confirm before installing. */
-export function reviewSkillPackage(pkg: SkillPackage): string[] {
+export async function reviewSkillPackage(pkg: SkillPackage): Promise<string[]> {
   const roots = skillRoots(pkg.files);
   const lines = [
     `Skill package ${pkg.source}${pkg.integrity ? ` (${pkg.integrity.slice(0, 23)}…)` : ""}`,
@@ -255,7 +255,9 @@ export function reviewSkillPackage(pkg: SkillPackage): string[] {
   ];
   for (const root of roots) {
     try {
-      const skill = parseSkill(new TextDecoder().decode(pkg.files.get(join(root, "SKILL.md"))!));
+      const skill = await parseSkill(
+        new TextDecoder().decode(pkg.files.get(join(root, "SKILL.md"))!),
+      );
       lines.push(`  skill "${skill.name}": ${skill.description.slice(0, 160)}`);
     } catch (error) {
       lines.push(`! ${root}/SKILL.md: ${errorMessage(error)}`);

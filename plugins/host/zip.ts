@@ -6,7 +6,7 @@
  * entry or total limit, or the compression-ratio limit is refused at once, so a bomb costs
  * about one push of memory, not its inflated size.
  */
-import { Inflate } from "fflate";
+import type { Inflate } from "fflate";
 import { Buffer } from "node:buffer";
 import { PluginError } from "../../core/mod.ts";
 
@@ -129,17 +129,21 @@ function checkNoOverlap(entries: ZipEntry[]): void {
 /** Deflate inflates at most about 1032 bytes per input byte. */
 const DEFLATE_MAX_RATIO = 1032;
 
-/** Inflate every file entry within `limits`; directory entries (ending in "/") are skipped. */
-export function inflateEntries(
+/**
+ * Inflate every file entry within `limits`; directory entries (ending in "/") are skipped.
+ * fflate is loaded on the first call: only installs and downloads unzip.
+ */
+export async function inflateEntries(
   bytes: Uint8Array,
   entries: ZipEntry[],
   limits: ZipLimits,
-): Map<string, Uint8Array> {
+): Promise<Map<string, Uint8Array>> {
+  const { Inflate } = await import("fflate");
   const files = new Map<string, Uint8Array>();
   const total = { inflated: 0, compressed: 0 };
   for (const entry of entries) {
     if (entry.name.endsWith("/")) continue;
-    files.set(entry.name, inflateOne(bytes, entry, limits, total));
+    files.set(entry.name, inflateOne(bytes, entry, { limits, total, Inflate }));
   }
   return files;
 }
@@ -147,9 +151,13 @@ export function inflateEntries(
 function inflateOne(
   bytes: Uint8Array,
   entry: ZipEntry,
-  limits: ZipLimits,
-  total: { inflated: number; compressed: number },
+  job: {
+    limits: ZipLimits;
+    total: { inflated: number; compressed: number };
+    Inflate: typeof Inflate;
+  },
 ): Uint8Array {
+  const { limits, total, Inflate } = job;
   const data = bytes.subarray(entry.start, entry.end);
   const parts: Uint8Array[] = [];
   let produced = 0;

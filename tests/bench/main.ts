@@ -22,6 +22,7 @@ import { figures as webFigures } from "./web_bench.ts";
 import { figures as webPageFigures } from "./web_page_bench.ts";
 import { figures as mcpFigures } from "./mcp_bench.ts";
 import { figures as luaFigures } from "./lua_bench.ts";
+import { figures as turnsFigures } from "./turns_bench.ts";
 import { figures as mediaFigures } from "./media_bench.ts";
 
 const ALL: Record<string, FigureFn> = {
@@ -40,6 +41,7 @@ const ALL: Record<string, FigureFn> = {
   ...webPageFigures,
   ...luaFigures,
   ...mediaFigures,
+  ...turnsFigures,
 };
 
 function machine() {

@@ -55,6 +55,8 @@ Deno.test({
     const cut = await chat;
     assert.equal(cut.code, 1, "the chat under the kill fails");
     const second = await nextAgent(daemon, first);
+    const environ = Deno.readTextFileSync(`/proc/${second}/environ`).split("\0");
+    assert.ok(environ.includes("DENO_V8_FLAGS=--max-semi-space-size=4,--optimize-for-size"));
     const again = await runMain(["chat", "--home", home.path, "hello again"]);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(again.stdout, "hi\n");

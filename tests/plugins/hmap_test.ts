@@ -94,7 +94,10 @@ Deno.test("Registry.install activates a package without a restart, upgrades keep
   await assert.rejects(Deno.stat(`${h.pluginsDir}/echo`), Deno.errors.NotFound);
   assert.equal((await h.call("echo_say", { text: "x" })).content, "no tool echo_say");
   assert.equal(h.registry.list().some((p) => p.name === "echo"), false);
-  const reserved = buildHmap({ "plugin.json": manifest({ name: "skills" }), "SKILL.md": skill });
+  const reserved = await buildHmap({
+    "plugin.json": manifest({ name: "skills" }),
+    "SKILL.md": skill,
+  });
   await assert.rejects(h.registry.install(reserved), /built-in plugin's/);
   const leftovers = [];
   for await (const e of Deno.readDir(h.pluginsDir)) leftovers.push(e.name);
@@ -103,7 +106,7 @@ Deno.test("Registry.install activates a package without a restart, upgrades keep
 
 Deno.test("A packaged SKILL plugin joins the prompt index and skill_load", async () => {
   await using h = await createHarness([]);
-  await h.registry.install(buildHmap({ "plugin.json": manifest(), "SKILL.md": skill }));
+  await h.registry.install(await buildHmap({ "plugin.json": manifest(), "SKILL.md": skill }));
   assert.match(h.registry.skills.index(), /- pkg: a packaged skill/);
   assert.match((await h.call("skill_load", { name: "pkg" })).content, /1. Do it./);
 });

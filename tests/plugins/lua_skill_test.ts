@@ -102,8 +102,8 @@ Deno.test("SKILL plugins: front matter and sections parsed, a compact index in p
   assert.match(full.content, /# Skill rice 1.0.0/);
   assert.match(full.content, /Rinse 1 cup/);
   assert.match((await h.call("skill_load", { name: "nope" })).content, /installed: rice/);
-  const skill = parseSkill(await Deno.readTextFile(`${h.pluginsDir}/cooking/SKILL.md`));
+  const skill = await parseSkill(await Deno.readTextFile(`${h.pluginsDir}/cooking/SKILL.md`));
   assert.deepEqual([...skill.sections.keys()], ["when to use", "steps"]);
-  assert.throws(() => parseSkill("no front matter"), /no YAML front matter/);
-  assert.throws(() => parseSkill("---\nname: x\n---\n"), /description: required/);
+  await assert.rejects(parseSkill("no front matter"), /no YAML front matter/);
+  await assert.rejects(parseSkill("---\nname: x\n---\n"), /description: required/);
 });

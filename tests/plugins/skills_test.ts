@@ -100,14 +100,16 @@ Deno.test("A SKILL.md dropped in <home>/skills/<name>/ works with no plugin.json
   assert.equal(skill.source, "home");
 });
 
-Deno.test("Chinese section headings read as their English twins; a description can come from them", () => {
-  const zh = parseSkill(
+Deno.test("Chinese section headings read as their English twins; a description can come from them", async () => {
+  const zh = await parseSkill(
     "---\nname: tea\n---\n# 泡茶\n## 使用场景\n主人想喝绿茶。\n## 步骤\n1. 80 度的水。\n",
   );
   assert.equal(zh.description, "主人想喝绿茶。");
   assert.equal(zh.sections.get("when to use"), "主人想喝绿茶。");
   assert.equal(zh.sections.get("steps"), "1. 80 度的水。");
-  const trigger = parseSkill("---\nname: db\ndescription: x\n---\n## 触发条件：\n查询数据库\n");
+  const trigger = await parseSkill(
+    "---\nname: db\ndescription: x\n---\n## 触发条件：\n查询数据库\n",
+  );
   assert.equal(trigger.sections.get("when to use"), "查询数据库");
   assert.deepEqual(referencedFiles("see `docs/a.md` and docs/b.md", ["docs/a.md", "docs/b.md"]), [
     "docs/a.md",

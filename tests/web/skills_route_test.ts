@@ -34,7 +34,11 @@ Deno.test("/api/v1/skills reviews, installs only the confirmed integrity, lists 
       list: () => home.list(),
       review: async (source) => {
         const pkg = await installer.fetch(source);
-        return { source: pkg.source, integrity: pkg.integrity, lines: reviewSkillPackage(pkg) };
+        return {
+          source: pkg.source,
+          integrity: pkg.integrity,
+          lines: await reviewSkillPackage(pkg),
+        };
       },
       install: (source, integrity) => installer.install(source, { integrity }),
       remove: (name) => home.remove(name),

@@ -94,7 +94,7 @@ export async function downloadClawHub(
     what: `ClawHub skill "${slug}" from ${target.origin}`,
     redirect: "follow", // downloads may be served from the registry's file storage
   });
-  const { files } = readZipFiles(bytes, { maxTotalBytes: 64 << 20, maxEntryBytes: 16 << 20 });
+  const { files } = await readZipFiles(bytes, { maxTotalBytes: 64 << 20, maxEntryBytes: 16 << 20 });
   const digest = new Uint8Array(
     await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
   );

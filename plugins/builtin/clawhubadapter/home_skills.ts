@@ -64,7 +64,11 @@ export async function openHomeSkills(setup: HomeSkillsSetup): Promise<OpenedHome
       list: () => home.list(),
       review: async (source) => {
         const pkg = await installer.fetch(source);
-        return { source: pkg.source, integrity: pkg.integrity, lines: reviewSkillPackage(pkg) };
+        return {
+          source: pkg.source,
+          integrity: pkg.integrity,
+          lines: await reviewSkillPackage(pkg),
+        };
       },
       install: installPinned,
       remove: (name) => home.remove(name),

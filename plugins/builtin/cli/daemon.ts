@@ -3,9 +3,10 @@
  * names it), and SIGINT/SIGTERM turned into an orderly stop. The socket commands find it
  * through a DaemonTarget.
  */
-import { HomeAgentError, type Logger } from "../../../core/mod.ts";
+import type { Logger } from "../../../core/mod.ts";
 import type { DaemonTarget } from "./client.ts";
 import { DaemonIndex, daemonIndexDir } from "./daemon_index.ts";
+import { refuseRunning } from "../../guard/running.ts";
 
 /** The run files of a home. */
 export interface RunFiles {
@@ -36,24 +37,6 @@ export async function claimDaemon(files: RunFiles): Promise<DaemonClaim> {
       await Deno.remove(files.socket).catch(gone);
     },
   };
-}
-
-/**
- * Throw HomeAgentError "already_running" (naming its pid) when a daemon answers on the home's
- * socket; resolves true when a socket file is there that nobody answers on (left by a crash).
- */
-export async function refuseRunning(files: RunFiles): Promise<boolean> {
-  try {
-    const conn = await Deno.connect({ transport: "unix", path: files.socket });
-    conn.close();
-  } catch (error) {
-    return !(error instanceof Deno.errors.NotFound);
-  }
-  const pid = await Deno.readTextFile(files.pidFile).then((t) => t.trim(), () => "?");
-  throw new HomeAgentError(
-    "already_running",
-    `HomeAgent is already running on home "${files.root}" (pid ${pid})`,
-  );
 }
 
 /** The first SIGINT or SIGTERM; a second one of either ends the process at once. */

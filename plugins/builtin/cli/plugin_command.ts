@@ -85,7 +85,7 @@ async function installSkills(spec: string, io: PluginCommandIo): Promise<number>
     load: false,
   });
   const pkg = await installer.fetch(spec);
-  const review = { name: pkg.source, lines: reviewSkillPackage(pkg) };
+  const review = { name: pkg.source, lines: await reviewSkillPackage(pkg) };
   if (!await confirmInstall(review, confirmIo(io))) {
     io.err.print("Not installed.");
     return 1;

@@ -6,7 +6,7 @@
  */
 import { dirname, join } from "node:path";
 import { HomeAgentError } from "../../../core/mod.ts";
-import { type LaunchFacts, launchKind } from "./command_name.ts";
+export { BUNDLE_FLAGS, DAEMON_PERMISSIONS, serviceCommand } from "./launch.ts";
 
 /** The unit's name. */
 export const SERVICE_NAME = "homeagent";
@@ -14,21 +14,6 @@ export const SERVICE_NAME = "homeagent";
 /** The first line of every unit this command writes: what uninstall and reinstall recognise. */
 const MARKER =
   "# Written by `homeagent service install`; `homeagent service uninstall` removes it.";
-
-/**
- * The Deno permissions of the daemon when deno runs it (the checkout or the bundle); the same
- * list as `deno task start`, which a test keeps in step.
- */
-export const DAEMON_PERMISSIONS = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-net",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-  // agentcli's pseudo-terminals: node-pty's Node-API binding loads through FFI.
-  "--allow-ffi",
-];
 
 /** Where the unit goes and as whom it runs. */
 export interface ServiceTarget {
@@ -131,42 +116,6 @@ export interface ServiceSpec {
    * 5 min; older ones get a fixed delay and no keys they would warn about. Default: 254.
    */
   systemd?: number;
-}
-
-/**
- * The deno flags a bundle runs with in place of deno.json's: its unstable features (raw imports
- * are inlined by the bundler, so only the request-signal behaviour the web routes expect).
- */
-export const BUNDLE_FLAGS = ["--no-config", "--unstable-no-legacy-abort"];
-
-/**
- * The `serve` command line for how this program is installed: the compiled binary itself; deno
- * running the bundle (no config: a deno.json near the bundle must not change it); or deno
- * running the checkout's main.ts with its deno.json, as `deno task start` does.
- */
-export function serviceCommand(facts: LaunchFacts): string[] {
-  switch (launchKind(facts)) {
-    case "compiled":
-      return [facts.execPath, "serve"];
-    case "bundle":
-      return [
-        facts.execPath,
-        "run",
-        ...BUNDLE_FLAGS,
-        ...DAEMON_PERMISSIONS,
-        facts.bundle!,
-        "serve",
-      ];
-    case "checkout":
-      return [
-        facts.execPath,
-        "run",
-        `--config=${join(facts.repo, "deno.json")}`,
-        ...DAEMON_PERMISSIONS,
-        join(facts.repo, "main.ts"),
-        "serve",
-      ];
-  }
 }
 
 /** The text of the unit file. */

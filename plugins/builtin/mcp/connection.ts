@@ -4,17 +4,9 @@
  * `notifications/tools/list_changed`, and when the connection drops unasked, detach the tools
  * and reconnect with backoff until the crash budget is spent.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  type JSONRPCMessage,
-  type Prompt,
-  type Resource,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
   type Clock,
   errorMessage,
@@ -25,6 +17,7 @@ import {
 import { CrashPolicy } from "../../host/mod.ts";
 import type { McpServerConfig } from "./config.ts";
 import { DenoStdioTransport } from "./stdio_transport.ts";
+import { type McpSdk, mcpSdk } from "./_sdk.ts";
 import { mcpToolDef, toolName } from "./tools.ts";
 
 /** Where a server stands. */
@@ -168,11 +161,12 @@ export class McpServerConnection {
     const timeout = this.#o.connectTimeoutMs ?? 30_000;
     const attempts = config.sseFallback ? ["http", "sse"] : [config.transport];
     let lastError: unknown;
+    const sdk = await mcpSdk();
     for (const kind of attempts) {
-      const client = new Client({ name: "homeagent", version: this.#o.version }, {
+      const client = new sdk.Client({ name: "homeagent", version: this.#o.version }, {
         capabilities: {},
       });
-      const transport = this.#makeTransport(config, kind);
+      const transport = this.#makeTransport(config, kind, sdk);
       try {
         this.#client = client;
         this.#transport = transport;
@@ -190,7 +184,7 @@ export class McpServerConnection {
     if (generation !== this.#generation) return;
     // Set after connect: a failed first attempt must not count as a crash.
     this.#client.onclose = () => this.#dropped(generation);
-    this.#client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    this.#client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => {
       void this.#refreshTools(generation).catch((error) =>
         this.#o.logger.warn("Cannot refresh MCP tools", {
           server: this.name,
@@ -209,14 +203,13 @@ export class McpServerConnection {
     });
   }
 
-  #makeTransport(config: McpServerConfig, kind: string): Transport {
+  #makeTransport(config: McpServerConfig, kind: string, sdk: McpSdk): Transport {
     const headers = config.headers;
+    const requestInit = { headers };
     if (kind === "http") {
-      return new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers } });
+      return new sdk.StreamableHTTPClientTransport(new URL(config.url!), { requestInit });
     }
-    if (kind === "sse") {
-      return new SSEClientTransport(new URL(config.url!), { requestInit: { headers } });
-    }
+    if (kind === "sse") return new sdk.SSEClientTransport(new URL(config.url!), { requestInit });
     const trace = this.#o.trace;
     return new DenoStdioTransport({
       command: config.command!,

@@ -4,9 +4,10 @@
  * `maxSessions` (the least recently used is closed to make room) and none idle past `idleMs`
  * (checked on each request, so no timer runs). Auth and the Origin check are the web app's.
  */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Clock } from "../../../core/mod.ts";
+import { mcpSdk } from "./_sdk.ts";
 
 /** Options of McpHttpSessions. */
 export interface McpHttpOptions {
@@ -58,6 +59,7 @@ export class McpHttpSessions {
   /** A POST without a session: the SDK answers an initialize with a new session, else 400. */
   async #open(request: Request, now: number): Promise<Response> {
     await this.#makeRoom();
+    const { WebStandardStreamableHTTPServerTransport } = await mcpSdk();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (id: string) => void this.#sessions.set(id, { transport, usedAt: now }),

@@ -112,13 +112,14 @@ export function createMcpPlugin(options: McpPluginOptions): McpPlugin {
     async serve(transport) {
       const sdk = started;
       if (!sdk) throw new Error("The mcp plugin is not running");
-      const server = createMcpServer({
+      const server = await createMcpServer({
         version: options.version,
         clock: options.clock,
         logger: sdk.logger,
         tools: options.agentTools ?? (() => []),
         chat: sdkChat(sdk),
       });
+      if (started !== sdk) throw new Error("The mcp plugin stopped"); // while the SDK loaded
       sessions.add(transport);
       server.onclose = () => sessions.delete(transport);
       await server.connect(transport);

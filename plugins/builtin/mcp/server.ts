@@ -6,16 +6,14 @@
  * turn (and no other). One McpServer serves one session; the transport is the caller's
  * (stdio through the daemon's socket, or Streamable HTTP on the web server).
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import {
-  type CallToolRequest,
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type ServerNotification,
-  type ServerRequest,
-  type Tool,
+import type {
+  CallToolRequest,
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+  Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   type Clock,
@@ -25,6 +23,7 @@ import {
   type RegisteredTool,
 } from "../../../core/mod.ts";
 import type { McpChat } from "./chat.ts";
+import { mcpSdk } from "./_sdk.ts";
 
 /** The agent's tools offered over MCP, and whether each only reads. */
 export const EXPOSED_TOOLS: Readonly<Record<string, { readOnly: boolean }>> = {
@@ -63,8 +62,9 @@ const CHAT_TOOL: Tool = {
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
 };
 
-/** A new MCP server (one per session) over the agent. */
-export function createMcpServer(options: McpServerOptions): Server {
+/** A new MCP server (one per session) over the agent; the first one loads the SDK. */
+export async function createMcpServer(options: McpServerOptions): Promise<Server> {
+  const { Server, types: { CallToolRequestSchema, ListToolsRequestSchema } } = await mcpSdk();
   const server = new Server(
     { name: "homeagent", title: "HomeAgent", version: options.version },
     {

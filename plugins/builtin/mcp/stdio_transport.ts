@@ -6,9 +6,10 @@
  * Shutdown follows the MCP spec: close stdin, wait, SIGTERM, wait, SIGKILL.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../../../core/mod.ts";
 import { readLines } from "../cli/protocol.ts";
+import { type McpSdk, mcpSdk } from "./_sdk.ts";
 
 /** Options of a DenoStdioTransport. */
 export interface StdioTransportOptions {
@@ -43,6 +44,7 @@ export class DenoStdioTransport implements Transport {
   #writes: Promise<void> = Promise.resolve();
   #reading?: Promise<void>;
   #closed = false;
+  #schema?: McpSdk["types"]["JSONRPCMessageSchema"];
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
@@ -54,8 +56,9 @@ export class DenoStdioTransport implements Transport {
   }
 
   /** Spawn the server. Rejects when the program cannot be started (not found, not executable). */
-  // deno-lint-ignore require-await
   async start(): Promise<void> {
+    if (this.#child) throw new Error("DenoStdioTransport already started");
+    this.#schema = (await mcpSdk()).types.JSONRPCMessageSchema;
     if (this.#child) throw new Error("DenoStdioTransport already started");
     const o = this.#options;
     const env = { ...o.env };
@@ -80,7 +83,7 @@ export class DenoStdioTransport implements Transport {
       for await (const line of readLines(child.stdout, max)) {
         let message: JSONRPCMessage;
         try {
-          message = JSONRPCMessageSchema.parse(JSON.parse(line));
+          message = this.#schema!.parse(JSON.parse(line));
         } catch (error) {
           this.onerror?.(
             new Error(`Not a JSON-RPC message from the server: ${errorMessage(error)}`),
