@@ -48,6 +48,7 @@ export { DocStore } from "./docs/store.ts";
 export { GraphDB, isSingleValued } from "./graph/db.ts";
 export { GraphIndexer, MEMORY_INDEX_HINT } from "./graph/indexer.ts";
 export { openMemory } from "./open.ts";
+export { rankMemory, type RecallItem } from "./recall/rank.ts";
 export { EvalQuestion, EvalTurn, fuseRankings, recallAt, reciprocalRank } from "./eval/eval.ts";
 export { readJsonl, runMemoryEval } from "./eval/run.ts";
 export { SqliteUsageStore } from "./stores/usage.ts";

@@ -34,7 +34,9 @@ import {
   type VectorSpaceStatus,
 } from "./embed/space_status.ts";
 import type { HomePaths } from "./home.ts";
-import { rankMemory } from "./recall.ts";
+import { rankMemory } from "./recall/rank.ts";
+import { recallSettingsFrom } from "./recall/config.ts";
+import { recentTurns } from "./recall/turns.ts";
 import { createTextAnalyzer, type TextAnalyzer } from "./text/keywords.ts";
 import { type GraphTier, openGraphTier } from "./graph/tier.ts";
 import type { GraphStats } from "./graph/db.ts";
@@ -120,13 +122,15 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
   const embedder = paired.embedder;
   const hint = spaceHint(selection.kind, selection.failures);
   logger.info("Vector space", { fingerprint: embedder.fingerprint, kind: selection.kind, hint });
+  const recall = recallSettingsFrom(config, embedder);
   // The graph first: its tombstones (forgotten names) guard every tier's writes.
-  const graph = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger });
+  const graph = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger, recall });
   const redactor = graph.graph.forgotten;
   const documents = await DocStore.open({
     dir: paths.docs,
     embedder,
     analyzer,
+    recall,
     clock,
     logger: logger.child({ component: "documents" }),
     redactor,
@@ -204,14 +208,17 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     upkeep,
     media: media.tier,
     async recall(input, signal) {
-      const index = await graph.section(input.text, signal);
+      const settings = recall();
+      // The query: the recent turns of the window, newest last, weighted by recency.
+      const turns = recentTurns(context.events(), input, settings.turns);
+      const index = await graph.section(input.text, signal, turns.slice(0, -1));
       // The same one-scale ranking `eval memory` measures; documents above the floor go in.
-      const ranked = await rankMemory(input.text, {
+      const ranked = await rankMemory(turns, {
         embedder,
         analyzer,
         events: context.events(),
         documents,
-      }, { signal });
+      }, { signal, settings });
       // Shown, not read: only the model's own doc_query counts against a document's coldness.
       const docs = ranked.filter((item) => item.tier === "documents" && item.score >= RELATED_FLOOR)
         .slice(0, 3).flatMap((item) => item.document ?? []);

@@ -32,6 +32,7 @@ import {
   startMemoryHeartbeat,
 } from "./loops/heartbeat.ts";
 import { GraphMaintenanceDb } from "./graph/maintenance.ts";
+import { recallSettingsFrom } from "./recall/config.ts";
 
 /** Options of openUpkeep. */
 export interface UpkeepOptions {
@@ -91,6 +92,7 @@ export async function openUpkeep(options: UpkeepOptions): Promise<Upkeep> {
     embedder: options.embedder,
     analyzer: options.analyzer,
     logger: logger.child({ component: "knowledge" }),
+    recall: recallSettingsFrom(options.config, options.embedder),
   });
   const tools = knowledgeTools(knowledge);
   let heartbeat: MemoryHeartbeat | undefined;

@@ -41,7 +41,7 @@ export interface NewDocument {
 /** A query hit: the document and how it ranked. */
 export interface ScoredDocument {
   document: MemoryDocument;
-  /** Fused rank score (higher is better). */
+  /** Mixed score in [0, 1] (higher is better). */
   score: number;
   /** Cosine in the current space, when the dense side saw it. */
   dense?: number;
@@ -54,13 +54,21 @@ export interface DocumentStore {
   /** Store a document; identical content is stored once (`duplicate` then names the first). */
   insert(doc: NewDocument): Promise<{ id: string; duplicate: boolean }>;
   /**
-   * Hybrid dense + keyword search; `touch` counts the hits as accessed (an explicit read: the
-   * automatic "[Related Memory Docs]" never touches). A document found only by the dense side
-   * needs a cosine of at least `minDense` (store default when absent).
+   * Hybrid search: a dense cosine and BM25, each min-max normalised over the candidates, mixed
+   * with the configured weights. `context` holds the turns before `text` (oldest first): the
+   * query is then all of them, weighted by recency. `touch` counts the hits as accessed (an
+   * explicit read: the automatic "[Related Memory Docs]" never touches). A document found only
+   * by the dense side needs a cosine of at least `minDense` (store default when absent).
    */
   query(
     text: string,
-    options?: { k?: number; signal?: AbortSignal; touch?: boolean; minDense?: number },
+    options?: {
+      k?: number;
+      signal?: AbortSignal;
+      touch?: boolean;
+      minDense?: number;
+      context?: readonly string[];
+    },
   ): Promise<ScoredDocument[]>;
   /** Read and delete: what `doc_query` hands back into the context window. */
   consume(ids: readonly string[]): Promise<MemoryDocument[]>;

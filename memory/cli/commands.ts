@@ -17,6 +17,7 @@ import { type MemoryEvalResult, runMemoryEval } from "../eval/run.ts";
 import type { HomePaths } from "../home.ts";
 import type { MemoryCommandContext } from "./context.ts";
 import { openMemoryInspector } from "./inspect.ts";
+import { recallSettingsFrom } from "../recall/config.ts";
 import { memoryModelCommand, parseModelArgs, socketAnswers } from "./model.ts";
 import { createTextAnalyzer } from "../text/keywords.ts";
 
@@ -70,6 +71,7 @@ export async function evalMemoryCommand(
       clock: context.clock,
       logger: context.logger,
       contextSize: context.config.get<number>("core.agent.max_context_size"),
+      recall: recallSettingsFrom(context.config, embedder)(),
       runOut: options.runOut,
       onProgress,
     });

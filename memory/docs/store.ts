@@ -18,7 +18,9 @@ import { errorMessage } from "../../core/mod.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { type DocIndexDb, type IndexRow, openDocIndex } from "./_index_db.ts";
-import { fuse } from "./_fusion.ts";
+import { mergeHits, mixScores } from "../recall/mix.ts";
+import { embedQuery, queryTerms, type RecallQuery } from "../recall/query.ts";
+import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
 import { Bm25Index } from "../text/bm25.ts";
 import {
   contentHash,
@@ -32,6 +34,12 @@ import { DocVectors } from "./_vectors.ts";
 import type { CheckpointResult } from "../sqlite.ts";
 import { planDocuments, writeNewFiles } from "./_insert.ts";
 
+/** Options of DocStore.query (the port's, plus a vector the caller already has). */
+export type DocQueryOptions = Parameters<DocumentStore["query"]>[1] & {
+  /** The query's vector in this store's space (recall embeds it once for every tier). */
+  vector?: Float32Array;
+};
+
 /** Options of DocStore.open. */
 export interface DocStoreOptions {
   /** The folder of the JSON files (memory/docs); the index lives in it as index.db. */
@@ -40,8 +48,8 @@ export interface DocStoreOptions {
   analyzer: TextAnalyzer;
   clock: Clock;
   logger: Logger;
-  /** Reciprocal-rank constant of the fusion; 60 by default. */
-  rrfK?: number;
+  /** The dense/keyword mix and the query's turns; default the space's defaults. */
+  recall?: RecallSettingsSource;
   /** A dense-only hit needs at least this cosine to count; default 0.25. */
   minDense?: number;
   /** Blanks out forgotten names in every document before it is stored. */
@@ -145,20 +153,33 @@ export class DocStore implements DocumentStore {
 
   async query(
     text: string,
-    options: { k?: number; signal?: AbortSignal; touch?: boolean; minDense?: number } = {},
+    options: DocQueryOptions = {},
   ): Promise<ScoredDocument[]> {
     const k = options.k ?? 3;
     if (text.trim() === "" || this.#vectors.size + this.size() === 0) return [];
     const pool = Math.max(50, k * 4);
-    const [queryVector] = await this.#o.embedder.embed([text], { signal: options.signal });
-    const dense = this.#vectors.search(queryVector!, pool);
-    const keyword = this.#words.search(this.#o.analyzer.tokenize(text), pool);
+    const settings = (this.#o.recall ?? (() => defaultRecallSettings(this.#o.embedder)))();
+    const query: RecallQuery = { turns: [...(options.context ?? []), text], decay: settings.decay };
+    const vector = options.vector?.length === this.#o.embedder.dim
+      ? options.vector
+      : await embedQuery(query, this.#o.embedder, options.signal);
+    const dense = this.#vectors.search(vector, pool);
+    const terms = queryTerms(query, this.#o.analyzer);
+    const keyword = this.#words.search([...terms.keys()], pool, terms);
     const minDense = options.minDense ?? this.#o.minDense ?? 0.25;
-    const fused = fuse(dense, keyword, this.#o.rrfK ?? 60, minDense).slice(0, k);
+    const fused = mixScores(mergeHits(dense, keyword), { dense: settings.denseWeight })
+      .filter((h) => h.keyword !== undefined || (h.dense ?? 0) >= minDense).slice(0, k);
     const hits: ScoredDocument[] = [];
     for (const hit of fused) {
       const record = await this.#read(hit.id);
-      if (record) hits.push({ document: record.document, ...hit });
+      if (record) {
+        hits.push({
+          document: record.document,
+          score: hit.score,
+          dense: hit.dense,
+          keyword: hit.keyword !== undefined,
+        });
+      }
     }
     if (options.touch && hits.length > 0) await this.#touch(hits.map((h) => h.document));
     return hits;

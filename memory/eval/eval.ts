@@ -11,11 +11,14 @@ import {
   type Embedder,
   eventsToDocuments,
   type Logger,
+  type MemoryDocument,
   RelevanceContext,
 } from "../../core/mod.ts";
 import { DocStore } from "../docs/store.ts";
+import { newDocument } from "../docs/_files.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
-import { rankMemory } from "../recall.ts";
+import { rankMemory } from "../recall/rank.ts";
+import { defaultRecallSettings, type RecallSettings } from "../recall/config.ts";
 
 /** One corpus line. Extra fields are ignored; `scope` may be absent (one scope). */
 export const EvalTurn = z.object({
@@ -66,39 +69,58 @@ export interface EvalMemoryOptions {
   contextSize: number;
   /** Extra tiers (the graph) plugged in by their owners. */
   extraTiers?: EvalTierPlugin[];
+  /** Recall's mix and recency decay; default the space's defaults. */
+  recall?: RecallSettings;
 }
 
 /** A tier beyond context and documents: fed every turn, asked every question. */
 export interface EvalTierPlugin {
   tier: EvalTier;
   ingest(turn: EvalTurn, event: ContextEvent): Promise<void>;
-  rank(question: string): Promise<string[]>;
+  /** The documents the window archived, as they were stored (the archive loop's input). */
+  archived?(documents: readonly MemoryDocument[]): Promise<void>;
+  /** Rank for the question's turns (oldest first, the last one the input). */
+  rank(turns: readonly string[]): Promise<string[]>;
   close(): Promise<void>;
+}
+
+/**
+ * A question's turns, oldest first: a question of several lines is a dialogue, one turn per
+ * line, and is asked the way a chat asks recall — its recent turns, the newest last.
+ */
+export function questionTurns(question: string): string[] {
+  const turns = question.split("\n").map((t) => t.trim()).filter((t) => t !== "");
+  return turns.length > 0 ? turns : [question];
 }
 
 const DOCS_PER_QUESTION = 20;
 
 /** Build a scope's memory from the real context window and document store. */
 export async function createEvalMemory(options: EvalMemoryOptions): Promise<EvalMemory> {
+  const settings = options.recall ?? defaultRecallSettings(options.embedder);
   const documents = await DocStore.open({
     dir: `${options.dir}/docs`,
     embedder: options.embedder,
     analyzer: options.analyzer,
+    recall: () => settings,
     clock: options.clock,
     logger: options.logger,
   });
+  const extra = options.extraTiers ?? [];
   const context = await RelevanceContext.load({
     clock: options.clock,
     logger: options.logger,
     embedder: options.embedder,
     store: { load: () => Promise.resolve({ journal: [] }), save: () => Promise.resolve() },
     archive: async (events) => {
-      await documents.insertMany(eventsToDocuments(events), { sync: false });
+      const docs = eventsToDocuments(events);
+      await documents.insertMany(docs, { sync: false });
+      const stored = docs.map((d) => newDocument(d, d.content, options.clock.now()));
+      for (const tier of extra) await tier.archived?.(stored);
     },
     topK: () => options.contextSize,
     debounceMs: 3_600_000,
   });
-  const extra = options.extraTiers ?? [];
   // An assistant turn answers the user turn before it: the two are one exchange, as in a chat.
   let lastUser: string | undefined;
   return {
@@ -121,13 +143,17 @@ export async function createEvalMemory(options: EvalMemoryOptions): Promise<Eval
       for (const tier of extra) await tier.ingest(turn, event);
     },
     async rank(question) {
-      const items = await rankMemory(question, {
+      const turns = questionTurns(question).slice(-settings.turns);
+      const items = await rankMemory(turns, {
         embedder: options.embedder,
         analyzer: options.analyzer,
         events: context.events(),
         documents,
+      }, { settings });
+      const hits = await documents.query(turns.at(-1)!, {
+        k: DOCS_PER_QUESTION,
+        context: turns.slice(0, -1),
       });
-      const hits = await documents.query(question, { k: DOCS_PER_QUESTION });
       const tiers: TierRanking[] = [
         {
           tier: "context",
@@ -137,7 +163,7 @@ export async function createEvalMemory(options: EvalMemoryOptions): Promise<Eval
       ];
       const union: TierRanking = { tier: "context", turnIds: items.flatMap((i) => i.turnIds) };
       const graph: TierRanking[] = [];
-      for (const tier of extra) graph.push({ tier: tier.tier, turnIds: await tier.rank(question) });
+      for (const tier of extra) graph.push({ tier: tier.tier, turnIds: await tier.rank(turns) });
       tiers.push(...graph);
       const fused = graph.length === 0 ? unique(union.turnIds) : fuseRankings([union, ...graph]);
       return { fused, tiers };

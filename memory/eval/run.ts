@@ -14,6 +14,7 @@ import {
 } from "./eval.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { graphEvalTier } from "./_graph.ts";
+import type { RecallSettings } from "../recall/config.ts";
 
 /** Options of runMemoryEval. */
 export interface MemoryEvalOptions {
@@ -27,6 +28,8 @@ export interface MemoryEvalOptions {
   contextSize: number;
   /** One line per question, `{"id","ranked":[turn_id,...]}`. */
   runOut?: string;
+  /** Recall's mix and recency decay; default the space's defaults. */
+  recall?: RecallSettings;
   /** Tiers beyond context and documents for a scope, built in `dir`; default: the graph. */
   extraTiers?: (dir: string) => Promise<EvalTierPlugin[]>;
   onProgress?: (message: string) => void;
@@ -119,6 +122,7 @@ export async function runMemoryEval(options: MemoryEvalOptions): Promise<MemoryE
         clock: options.clock,
         logger: options.logger,
         contextSize: options.contextSize,
+        recall: options.recall,
         extraTiers: options.extraTiers ? await options.extraTiers(join(dir, "extra")) : [
           await graphEvalTier({
             dir: join(dir, "graph"),
@@ -126,6 +130,7 @@ export async function runMemoryEval(options: MemoryEvalOptions): Promise<MemoryE
             analyzer: options.analyzer,
             clock: options.clock,
             logger: options.logger,
+            recall: options.recall && (() => options.recall!),
           }),
         ],
       });

@@ -90,9 +90,15 @@ export function walk(
 
 /**
  * The recall around `reached`: relations with both ends reached, ranked by hops from a seed,
- * then confidence, then newest first; the entities they touch (seeds first).
+ * then by the best-ranked seed they touch (`seeds` best first), then confidence, then newest
+ * first; the entities they touch (seeds first).
  */
-export function around(g: GraphSql, reached: Map<number, number>, limit: number): GraphRecall {
+export function around(
+  g: GraphSql,
+  reached: Map<number, number>,
+  limit: number,
+  seeds: readonly number[] = [],
+): GraphRecall {
   if (reached.size === 0) return { entities: [], relations: [] };
   const ids = JSON.stringify([...reached.keys()]);
   // `+` keeps the planner off a (target, source) probe per pair of reached ids (n² lookups):
@@ -106,9 +112,15 @@ export function around(g: GraphSql, reached: Map<number, number>, limit: number)
   );
   const hop = (row: Record<string, unknown>) =>
     Math.min(reached.get(Number(row.source_id))!, reached.get(Number(row.target_id))!);
+  const seedRank = new Map(seeds.map((id, rank) => [id, rank]));
+  const rankOf = (row: Record<string, unknown>) =>
+    Math.min(
+      seedRank.get(Number(row.source_id)) ?? Infinity,
+      seedRank.get(Number(row.target_id)) ?? Infinity,
+    );
   candidates.sort((a, b) =>
-    hop(a) - hop(b) || Number(b.confidence) - Number(a.confidence) ||
-    Number(b.id) - Number(a.id)
+    hop(a) - hop(b) || (rankOf(a) - rankOf(b) || 0) ||
+    Number(b.confidence) - Number(a.confidence) || Number(b.id) - Number(a.id)
   );
   const picked = candidates.slice(0, limit);
   const relations = g.relations(picked.map((row) => Number(row.id)));

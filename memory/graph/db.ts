@@ -31,6 +31,8 @@ import { commitNewTriples, commitTriples } from "./_commit.ts";
 import { around, entitiesByIds, keywordSeeds, overview, walk } from "./_recall.ts";
 import * as edit from "./_edit.ts";
 import { DocVectors } from "../docs/_vectors.ts";
+import { mergeHits, mixScores } from "../recall/mix.ts";
+import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
 import { bulkEntities, type BulkGraph, bulkRelations, exportFacts } from "./_portable.ts";
 import { addTombstones, loadForgotten, screenTriples, sweepGraph } from "./_forget.ts";
@@ -56,6 +58,8 @@ export interface GraphDbOptions {
   busyTimeoutMs?: number;
   /** A vector seed needs at least this cosine with the query; default 0.3. */
   minVectorScore?: number;
+  /** The dense/keyword mix that orders seeds; default the space's defaults. */
+  recall?: RecallSettingsSource;
 }
 
 /** Sizes for `status` and `memory stats`. */
@@ -167,17 +171,35 @@ export class GraphDB implements GraphStore {
       const limit = query.limit ?? 50;
       const keywords = query.keywords.filter((k) => k.trim() !== "");
       if (keywords.length === 0 && !query.vector) return overview(this.#g, limit);
-      const seeds = keywordSeeds(this.#g, keywords);
-      if (query.vector) {
-        for (const id of this.vectorSeeds(query.vector)) if (!seeds.includes(id)) seeds.push(id);
-      }
+      const seeds = this.#seeds(keywords, query.vector);
       const reached = walk(this.#g, seeds, { depth: query.depth ?? 2, limit });
-      return around(this.#g, reached, limit);
+      return around(this.#g, reached, limit, seeds);
     });
+  }
+
+  /**
+   * Recall's seeds, best first: entities found by a keyword (its name or alias, or the trigram
+   * index) and by the query vector, ordered by recall's dense/keyword mix — the keyword side
+   * scores a seed by the rank of the keyword that found it (keywords come best first).
+   */
+  #seeds(keywords: readonly string[], vector?: Float32Array): number[] {
+    const byKeyword = keywordSeeds(this.#g, keywords);
+    const byVector = vector ? this.#vectorHits(vector) : [];
+    if (byVector.length === 0) return byKeyword;
+    const candidates = mergeHits(
+      byVector.map((h) => ({ id: String(h.id), score: h.score })),
+      byKeyword.map((id, rank) => ({ id: String(id), score: 1 / (1 + rank) })),
+    );
+    const settings = (this.#o.recall ?? (() => defaultRecallSettings(this.#o.embedder!)))();
+    return mixScores(candidates, { dense: settings.denseWeight }).map((c) => Number(c.id));
   }
 
   /** Active entities whose vector is close to `vector` (cosine ≥ minVectorScore), best first. */
   vectorSeeds(vector: Float32Array, k = 5): number[] {
+    return this.#vectorHits(vector, k).map((h) => h.id);
+  }
+
+  #vectorHits(vector: Float32Array, k = 5): { id: number; score: number }[] {
     if (!this.#vectors || vector.length !== this.#vectors.dim) return [];
     const min = this.#o.minVectorScore ?? 0.3;
     const hits = this.#vectors.search(vector, k * 2).filter((h) => h.score >= min);
@@ -188,7 +210,8 @@ export class GraphDB implements GraphStore {
         JSON.stringify(hits.map((h) => Number(h.id))),
       ).map((r) => Number(r.id)),
     );
-    return hits.map((h) => Number(h.id)).filter((id) => active.has(id)).slice(0, k);
+    return hits.map((h) => ({ id: Number(h.id), score: h.score })).filter((h) => active.has(h.id))
+      .slice(0, k);
   }
 
   stats(): Promise<GraphStats> {

@@ -12,6 +12,8 @@ import {
   type MemorySection,
 } from "../../core/mod.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
+import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
+import { embedQuery } from "../recall/query.ts";
 
 /** Options of GraphIndexer. */
 export interface GraphIndexerOptions {
@@ -25,6 +27,8 @@ export interface GraphIndexerOptions {
   maxFacts?: number;
   /** Most keywords taken from an input; default 12. */
   maxKeywords?: number;
+  /** Recall's settings (the query's recency decay); default the space's defaults. */
+  recall?: RecallSettingsSource;
 }
 
 /** The section title of the auto-injected facts. */
@@ -68,15 +72,24 @@ export class GraphIndexer {
     return this.#o.analyzer.keywords(text, { limit: this.#o.maxKeywords ?? 12 }).map((k) => k.word);
   }
 
-  /** Graph recall seeded by `text`'s keywords and vector; empty when nothing matches. */
+  /**
+   * Graph recall seeded by `text`'s keywords and vector; empty when nothing matches. With
+   * `context` (the turns before `text`, oldest first) the vector is recall's recency-weighted
+   * query over all of them, and their keywords follow the input's own.
+   */
   async recall(
     text: string,
-    options: { signal?: AbortSignal; limit?: number } = {},
+    options: { signal?: AbortSignal; limit?: number; context?: readonly string[] } = {},
   ): Promise<GraphRecall> {
-    const keywords = this.keywords(text);
+    const context = options.context ?? [];
+    const max = this.#o.maxKeywords ?? 12;
+    const keywords = [...new Set([text, ...context.toReversed()].flatMap((t) => this.keywords(t)))]
+      .slice(0, max);
     let vector: Float32Array | undefined;
     if (this.#o.embedder && text.trim() !== "") {
-      [vector] = await this.#o.embedder.embed([text], { signal: options.signal });
+      const decay = (this.#o.recall ?? (() => defaultRecallSettings(this.#o.embedder!)))().decay;
+      const query = { turns: [...context, text], decay };
+      vector = await embedQuery(query, this.#o.embedder, options.signal);
     }
     if (keywords.length === 0 && !vector) return { entities: [], relations: [] };
     return await this.#o.graph.recall({ keywords, vector, depth: 2, limit: options.limit ?? 50 });
@@ -85,7 +98,7 @@ export class GraphIndexer {
   /** The "[Memory Index]" section for `text`, or undefined when no fresh fact is relevant. */
   async section(
     text: string,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; context?: readonly string[] } = {},
   ): Promise<MemorySection | undefined> {
     const found = await this.recall(text, options);
     const facts = found.relations.filter((r) => !this.#recalled.has(r.id))

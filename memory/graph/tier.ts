@@ -16,6 +16,7 @@ import {
 import type { Embedder } from "../../core/mod.ts";
 import { GraphDB, type GraphStats } from "./db.ts";
 import { GraphIndexer } from "./indexer.ts";
+import type { RecallSettingsSource } from "../recall/config.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 
 /** Options of openGraphTier. */
@@ -26,14 +27,23 @@ export interface GraphTierOptions {
   analyzer: TextAnalyzer;
   clock: Clock;
   logger: Logger;
+  /** Recall's dense/keyword mix and recency decay; default the space's defaults. */
+  recall?: RecallSettingsSource;
 }
 
 /** The opened graph tier. */
 export interface GraphTier {
   graph: GraphDB;
   indexer: GraphIndexer;
-  /** The "[Memory Index]" section for `text`; a failure is logged and yields none. */
-  section(text: string, signal?: AbortSignal): Promise<MemorySection | undefined>;
+  /**
+   * The "[Memory Index]" section for `text` (after the turns of `context`, oldest first); a
+   * failure is logged and yields none.
+   */
+  section(
+    text: string,
+    signal?: AbortSignal,
+    context?: readonly string[],
+  ): Promise<MemorySection | undefined>;
   /** memory_* and person_* tools; `memory_purge` forgets through `forget` when given. */
   tools(options?: { forget?: MemoryForgetter }): RegisteredTool[];
   /** Counts (synchronous SQLite). */
@@ -49,11 +59,13 @@ export function openGraphTier(options: GraphTierOptions): GraphTier {
     clock: options.clock,
     embedder: options.embedder,
     logger,
+    recall: options.recall,
   });
   const indexer = new GraphIndexer({
     graph,
     analyzer: options.analyzer,
     embedder: options.embedder,
+    recall: options.recall,
   });
   const tools = (forget?: MemoryForgetter) => [
     ...graphTools(graph, { onRecalled: (ids) => indexer.markRecalled(ids), forget }),
@@ -62,9 +74,9 @@ export function openGraphTier(options: GraphTierOptions): GraphTier {
   return {
     graph,
     indexer,
-    async section(text, signal) {
+    async section(text, signal, context) {
       try {
-        return await indexer.section(text, { signal });
+        return await indexer.section(text, { signal, context });
       } catch (error) {
         if (signal?.aborted) throw error;
         logger.error("Graph recall failed; answering without it", { error: errorMessage(error) });

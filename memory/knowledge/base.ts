@@ -19,6 +19,8 @@ import {
 } from "../../core/mod.ts";
 import { Bm25Index } from "../text/bm25.ts";
 import { DocVectors } from "../docs/_vectors.ts";
+import { mergeHits, mixScores } from "../recall/mix.ts";
+import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
 import { pathExists, writeFileAtomic } from "../home.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 
@@ -29,6 +31,8 @@ export interface KnowledgeStoreOptions {
   embedder: Embedder;
   analyzer: TextAnalyzer;
   logger?: Logger;
+  /** The dense/keyword mix; default the space's defaults. */
+  recall?: RecallSettingsSource;
 }
 
 interface Indexed {
@@ -88,24 +92,20 @@ export class KnowledgeStore implements KnowledgeBase {
     const words = this.#o.analyzer.tokenize(query);
     const keyword = this.#bm25.search(words, size);
     const dense = await this.#dense(query, size, options.signal);
-    const scores = new Map<string, number>();
-    keyword.forEach((h, rank) => scores.set(h.id, 1 / (61 + rank)));
-    dense.forEach((h, rank) => scores.set(h.id, (scores.get(h.id) ?? 0) + 1 / (61 + rank)));
-    const cosine = new Map(dense.map((h) => [h.id, h.score]));
+    const settings = (this.#o.recall ?? (() => defaultRecallSettings(this.#o.embedder)))();
+    const mixed = mixScores(mergeHits(dense, keyword), { dense: settings.denseWeight });
     const wanted = new Set(words);
-    return [...scores].sort((a, b) => b[1] - a[1]).slice(0, k).map(
-      ([name, score]): KnowledgeHit => {
-        const item = this.#entries.get(name)!;
-        const found = [...wanted].filter((w) => item.terms.has(w)).length;
-        return {
-          entry: { ...item.entry },
-          snippet: snippet(item.text),
-          score,
-          dense: cosine.get(name),
-          coverage: wanted.size === 0 ? 0 : found / wanted.size,
-        };
-      },
-    );
+    return mixed.slice(0, k).map((hit): KnowledgeHit => {
+      const item = this.#entries.get(hit.id)!;
+      const found = [...wanted].filter((w) => item.terms.has(w)).length;
+      return {
+        entry: { ...item.entry },
+        snippet: snippet(item.text),
+        score: hit.score,
+        dense: hit.dense,
+        coverage: wanted.size === 0 ? 0 : found / wanted.size,
+      };
+    });
   }
 
   async create(name: string, content: string, options: { overwrite?: boolean } = {}) {

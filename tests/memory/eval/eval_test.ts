@@ -124,3 +124,56 @@ Deno.test("runMemoryEval skips questions with an empty gold list and counts them
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("eval's graph tier holds archived memories told in the third person, as the archive loop commits them", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-eval-graph-" });
+  try {
+    const texts = [
+      "Bart danced at the Christmas party and felt very happy.",
+      "Bart visited the aquarium with his grandmother.",
+      "Bart broke his bicycle on the way to school.",
+      "Bart baked cookies with his sister for the bake sale.",
+      "Bart watched the fireworks on the beach.",
+      // The window keeps its newest 10 events: these push the first ones into documents.
+      ...Array.from({ length: 12 }, (_, i) => `Bart read chapter ${i + 1} of a pirate novel.`),
+    ];
+    const corpus = join(dir, "corpus.jsonl");
+    await Deno.writeTextFile(
+      corpus,
+      texts.map((text, i) =>
+        JSON.stringify({
+          turn_id: `m${i}`,
+          session_id: "bart",
+          speaker: "memory",
+          text,
+          timestamp: new Date(Date.UTC(2023, 0, i + 1)).toISOString(),
+        })
+      ).join("\n"),
+    );
+    const questions = join(dir, "questions.jsonl");
+    await Deno.writeTextFile(
+      questions,
+      JSON.stringify({
+        id: "q",
+        question:
+          "Bart: My bicycle needs a new tyre.\nAssistant: Oh no!\nBart: The bicycle shop is closed.",
+        gold_turn_ids: ["m2"],
+      }),
+    );
+    const analyzer = await createTextAnalyzer();
+    const report = await runMemoryEval({
+      corpusPath: corpus,
+      questionsPath: questions,
+      ks: [5],
+      embedder: createHashEmbedder({ analyzer }),
+      analyzer,
+      clock: systemClock,
+      logger: silentLogger,
+      contextSize: 1,
+    });
+    // No sentence here says "I like" or "my name is": before, the graph tier stayed empty.
+    assert.equal(report.by_tier.graph!["recall@5"], 1, JSON.stringify(report.by_tier));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,85 @@
+/**
+ * Recall's settings (`core.memory.recall.*`, docs/configuration.md): how the dense and keyword
+ * sides are mixed and how many recent turns make the query. Read at every recall, so a change
+ * applies to the next turn. The defaults were chosen on MADial-Bench (docs/memory.md).
+ */
+import { z } from "zod";
+import type { ConfigRegistry, Embedder } from "../../core/mod.ts";
+import { isSemantic, kindOf } from "../embed/space_status.ts";
+
+/** What one recall uses. */
+export interface RecallSettings {
+  /** Weight of the dense side (the keyword side gets the rest), for the space in use. */
+  denseWeight: number;
+  /** Recent turns in the query, the current input included. */
+  turns: number;
+  /** Weight of a turn relative to the one after it. */
+  decay: number;
+}
+
+/** Where a store reads its settings from, at every query. */
+export type RecallSettingsSource = () => RecallSettings;
+
+const KEYS = {
+  dense: {
+    key: "core.memory.recall.dense_weight",
+    schema: z.number().min(0).max(1),
+    default: 0.7,
+    description: "Weight of the vector side in recall's mix, for a space that knows meaning " +
+      "(a model, word vectors, an HTTP endpoint); the keyword side gets the rest",
+  },
+  denseWords: {
+    key: "core.memory.recall.dense_weight_words",
+    schema: z.number().min(0).max(1),
+    default: 0.3,
+    description: "The same for a words-only space (hash, tfidf), whose vectors are weak",
+  },
+  turns: {
+    key: "core.memory.recall.turns",
+    schema: z.int().min(1).max(64),
+    default: 8,
+    description: "Recent turns (inputs and replies) recall's query is built from",
+  },
+  decay: {
+    key: "core.memory.recall.recency_decay",
+    schema: z.number().gt(0).max(1),
+    default: 0.7,
+    description: "Weight of each turn relative to the next newer one in recall's query",
+  },
+} as const;
+
+/** The settings a store uses when none are handed in: the defaults for `embedder`'s space. */
+export function defaultRecallSettings(embedder: Pick<Embedder, "fingerprint">): RecallSettings {
+  return {
+    denseWeight: isSemantic(kindOf(embedder.fingerprint))
+      ? KEYS.dense.default
+      : KEYS.denseWords.default,
+    turns: KEYS.turns.default,
+    decay: KEYS.decay.default,
+  };
+}
+
+/** Define the `core.memory.recall.*` keys. Throws TypeError when called twice. */
+export function registerRecallDefaults(registry: ConfigRegistry): void {
+  for (const k of Object.values(KEYS)) {
+    registry.define({
+      key: k.key,
+      schema: k.schema,
+      default: k.default,
+      description: k.description,
+    });
+  }
+}
+
+/** The settings in `registry` (keys registered) for `embedder`'s space, read on each call. */
+export function recallSettingsFrom(
+  registry: Pick<ConfigRegistry, "get">,
+  embedder: Pick<Embedder, "fingerprint">,
+): RecallSettingsSource {
+  const semantic = isSemantic(kindOf(embedder.fingerprint));
+  return () => ({
+    denseWeight: registry.get<number>(semantic ? KEYS.dense.key : KEYS.denseWords.key),
+    turns: registry.get<number>(KEYS.turns.key),
+    decay: registry.get<number>(KEYS.decay.key),
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * One recall over the tiers: every event of the context window and the best documents are put
+ * in one candidate pool and ranked on one scale — recall's dense/keyword mix (mix.ts): the
+ * cosine with the recency-weighted query vector and BM25 computed over the pool itself — so an
+ * item's rank does not depend on which tier happens to hold it. The prompt's "[Related Memory
+ * Docs]" and the evaluation both read it.
+ */
+import type { ContextEvent, DocumentStore, Embedder, MemoryDocument } from "../../core/mod.ts";
+import { textForVector } from "../../core/mod.ts";
+import { Bm25Index } from "../text/bm25.ts";
+import type { TextAnalyzer } from "../text/keywords.ts";
+import { type MixCandidate, mixScores } from "./mix.ts";
+import { embedQuery, queryTerms, type RecallQuery } from "./query.ts";
+import { defaultRecallSettings, type RecallSettings } from "./config.ts";
+
+/** A recalled item and where it came from. */
+export interface RecallItem {
+  tier: "context" | "documents";
+  turnIds: string[];
+  text: string;
+  score: number;
+  document?: MemoryDocument;
+  event?: ContextEvent;
+}
+
+/** What rankMemory reads. */
+export interface RecallSources {
+  embedder: Embedder;
+  analyzer: TextAnalyzer;
+  events: readonly ContextEvent[];
+  /** The document store; a DocStore also takes the query vector, so it is embedded once. */
+  documents: DocumentStore & {
+    query(
+      text: string,
+      options?: Parameters<DocumentStore["query"]>[1] & { vector?: Float32Array },
+    ): ReturnType<DocumentStore["query"]>;
+  };
+}
+
+/** Options of rankMemory. */
+export interface RankOptions {
+  /** Documents drawn into the pool; default 50. */
+  pool?: number;
+  /** The mix and the query's recency decay; default the space's defaults. */
+  settings?: RecallSettings;
+  signal?: AbortSignal;
+}
+
+/**
+ * Rank the context window and the documents for `turns` (recent turns, oldest first, the
+ * current input last) on one scale, best first.
+ */
+export async function rankMemory(
+  turns: string | readonly string[],
+  sources: RecallSources,
+  options: RankOptions = {},
+): Promise<RecallItem[]> {
+  const settings = options.settings ?? defaultRecallSettings(sources.embedder);
+  const list = typeof turns === "string" ? [turns] : turns;
+  const query: RecallQuery = { turns: list, decay: settings.decay };
+  const text = list.at(-1) ?? "";
+  if (list.every((t) => t.trim() === "")) return [];
+  const vector = await embedQuery(query, sources.embedder, options.signal);
+  const hits = await sources.documents.query(text, {
+    k: options.pool ?? 50,
+    minDense: 0,
+    context: list.slice(0, -1),
+    vector,
+    signal: options.signal,
+  });
+  const items: RecallItem[] = [
+    ...sources.events.map((event) => ({
+      tier: "context" as const,
+      turnIds: event.turnIds ?? [],
+      text: textForVector(event),
+      score: 0,
+      event,
+    })),
+    ...hits.map((hit) => ({
+      tier: "documents" as const,
+      turnIds: hit.document.turnIds,
+      text: hit.document.content,
+      score: 0,
+      document: hit.document,
+    })),
+  ];
+  if (items.length === 0) return [];
+  const dense = await denseScores(items, hits.map((h) => h.dense), vector, sources, options);
+  const words = new Bm25Index();
+  items.forEach((item, i) => words.add(String(i), sources.analyzer.tokenize(item.text)));
+  const terms = queryTerms(query, sources.analyzer);
+  const keyword = new Map(
+    words.search([...terms.keys()], items.length, terms).map((h) => [Number(h.id), h.score]),
+  );
+  const candidates: MixCandidate[] = items.map((_, i) => ({
+    id: String(i),
+    dense: dense[i],
+    keyword: keyword.get(i),
+  }));
+  for (const mixed of mixScores(candidates, { dense: settings.denseWeight })) {
+    items[Number(mixed.id)]!.score = mixed.score;
+  }
+  return items.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * Each item's cosine with `vector`: an event's stored vector of the current space (an event
+ * without one is embedded now, in one call), a document's score from the store's dense side.
+ */
+async function denseScores(
+  items: readonly RecallItem[],
+  docDense: readonly (number | undefined)[],
+  vector: Float32Array,
+  sources: RecallSources,
+  options: RankOptions,
+): Promise<(number | undefined)[]> {
+  const { embedder } = sources;
+  const events = items.filter((i) => i.tier === "context").length;
+  const scores: (number | undefined)[] = items.map((item, i) => {
+    if (item.tier === "documents") return docDense[i - events];
+    const stored = item.event?.vector;
+    return stored?.fingerprint === embedder.fingerprint && stored.vector.length === vector.length
+      ? dot(stored.vector, vector)
+      : undefined;
+  });
+  // A document the dense side did not reach ranks below its 50 best: it stays unscored there.
+  const missing = scores.flatMap((s, i) => s === undefined && i < events ? [i] : []);
+  if (missing.length > 0) {
+    const vectors = await embedder.embed(missing.map((i) => items[i]!.text), {
+      signal: options.signal,
+    });
+    missing.forEach((i, j) => scores[i] = dot(vectors[j]!, vector));
+  }
+  return scores;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+}
