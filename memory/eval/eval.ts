@@ -165,7 +165,10 @@ export async function createEvalMemory(options: EvalMemoryOptions): Promise<Eval
       const graph: TierRanking[] = [];
       for (const tier of extra) graph.push({ tier: tier.tier, turnIds: await tier.rank(turns) });
       tiers.push(...graph);
-      const fused = graph.length === 0 ? unique(union.turnIds) : fuseRankings([union, ...graph]);
+      // The graph's facts are a prompt section of their own ("[Memory Index]"), not items of the
+      // pooled ranking: they complete it rather than interleave with it (interleaving by rank
+      // fusion took MADial zh recall@10 from 0.73 to 0.42 once the graph held the archive's facts).
+      const fused = unique([...union.turnIds, ...graph.flatMap((g) => g.turnIds)]);
       return { fused, tiers };
     },
     async close() {

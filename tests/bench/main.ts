@@ -13,6 +13,7 @@ import { figures as daemonFigures } from "./daemon_bench.ts";
 import { figures as wasmFigures } from "./wasm_bench.ts";
 import { figures as embedFigures } from "./embed_bench.ts";
 import { figures as onnxFigures } from "./onnx_bench.ts";
+import { figures as recallFigures } from "./recall_bench.ts";
 import { figures as schedulerFigures } from "./scheduler_bench.ts";
 import { figures as memoryFigures } from "./memory_bench.ts";
 import { figures as adapterFigures } from "./adapter_bench.ts";
@@ -35,6 +36,7 @@ const ALL: Record<string, FigureFn> = {
   ...graphFigures,
   ...embedFigures,
   ...onnxFigures,
+  ...recallFigures,
   ...pluginFigures,
   ...mcpFigures,
   ...webFigures,
