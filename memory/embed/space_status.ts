@@ -8,6 +8,7 @@ import type { EmbeddingError, RelevanceContext } from "../../core/mod.ts";
 import type { DocStore } from "../docs/store.ts";
 import type { GraphDB } from "../graph/db.ts";
 import type { EmbeddingKind } from "./config.ts";
+import { isSemantic } from "./kind.ts";
 import { catalogModel, DEFAULT_MODEL } from "./model_catalog.ts";
 import type { ReembedStatus, ReembedTarget } from "./reembed.ts";
 
@@ -27,14 +28,12 @@ export interface VectorSpaceStatus {
   reembed: ReembedStatus;
 }
 
-const SEMANTIC: readonly EmbeddingKind[] = ["onnx", "static", "http"];
-
 /** The hint for a space: none when it is semantic, else how to install the default model. */
 export function spaceHint(
   kind: EmbeddingKind,
   failures: readonly EmbeddingError[],
 ): string | undefined {
-  if (SEMANTIC.includes(kind)) return undefined;
+  if (isSemantic(kind)) return undefined;
   const model = catalogModel(DEFAULT_MODEL)!;
   const mib = Math.round((model.model.size + model.tokenizer.size) / 2 ** 20);
   const install = `\`homeagent memory model install\` (${model.name}, ${mib} MiB)`;
@@ -43,20 +42,6 @@ export function spaceHint(
       `until it is fixed or a model is installed with ${install}`
     : `Recall matches words and characters only; for recall by meaning install a sentence ` +
       `model with ${install}`;
-}
-
-/** The provider behind a fingerprint (for a space handed in rather than configured). */
-export function kindOf(fingerprint: string): EmbeddingKind {
-  const model = fingerprint.split(":")[0] ?? "";
-  if (model.startsWith("hash")) return "hash";
-  if (model.startsWith("tfidf")) return "tfidf";
-  const provider = model.split("/")[0];
-  return provider === "onnx" || provider === "static" || provider === "http" ? provider : "hash";
-}
-
-/** Is `kind` a space that knows meaning? */
-export function isSemantic(kind: EmbeddingKind): boolean {
-  return SEMANTIC.includes(kind);
 }
 
 /** The three tiers as re-embedding targets. */

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { ConfigRegistry, Embedder } from "../../core/mod.ts";
-import { isSemantic, kindOf } from "../embed/space_status.ts";
+import { isSemantic, kindOf } from "../embed/kind.ts";
 
 /** What one recall uses. */
 export interface RecallSettings {
