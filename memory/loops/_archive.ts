@@ -17,7 +17,8 @@ import {
   type MemoryDocument,
   type Triple,
 } from "../../core/mod.ts";
-import { distillText } from "./distiller.ts";
+import { distillText, splitCoordinated } from "./distiller.ts";
+import { isSingleValued, normalizePredicate } from "../graph/_schema.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 
 /** Confidence of a keyword co-occurrence triple (the review loop looks at these). */
@@ -144,15 +145,22 @@ async function llmTriples(
     });
     return undefined;
   }
-  return parsed.data.triples.map((t) => ({
-    subject: t.subject,
-    predicate: t.predicate,
-    object: t.object,
-    confidence: t.confidence ?? 0.7,
-    sentence: doc.summary,
-    turnIds: doc.turnIds,
-    validFrom: doc.createdAt,
-  }));
+  // One fact per object: a model that answers "火锅和烧烤" for a multi-valued predicate gets
+  // the two facts the rules would have made.
+  return parsed.data.triples.flatMap((t) => {
+    const objects = isSingleValued(normalizePredicate(t.predicate))
+      ? [t.object]
+      : splitCoordinated(t.object);
+    return objects.map((object) => ({
+      subject: t.subject,
+      predicate: t.predicate,
+      object,
+      confidence: t.confidence ?? 0.7,
+      sentence: doc.summary,
+      turnIds: doc.turnIds,
+      validFrom: doc.createdAt,
+    }));
+  });
 }
 
 function archivePrompt(doc: MemoryDocument): string {
@@ -160,7 +168,10 @@ function archivePrompt(doc: MemoryDocument): string {
     "[Memory consolidation: archive]",
     "Extract the durable facts in this archived memory as knowledge-graph triples.",
     'Answer with JSON only: {"triples":[{"subject":"…","predicate":"…","object":"…","confidence":0.8}]}',
-    'Call the owner "owner". Use short predicates (姓名, 居住地, 喜好, 年龄, 职业, knows, works_at, …).',
+    'Call the owner "owner". One triple per object: "我喜欢火锅和烧烤" is two. Predicates: 姓名, ' +
+    "居住地, 喜好, 年龄, 职业, 工作单位 (employer), 籍贯 (where from), 出生地, a kin word for family " +
+    "(妻子, 丈夫, 母亲, 父亲, 姐姐, 妹妹, 哥哥, 弟弟, 儿子, 女儿, 孩子), 宠物 (a pet's name; and " +
+    "<name> 物种 <species>), friend_of, knows.",
     'Answer {"triples":[]} when nothing is worth keeping.',
     "",
     `Document (${new Date(doc.createdAt).toISOString().slice(0, 10)}):`,

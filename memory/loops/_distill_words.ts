@@ -1,0 +1,92 @@
+/**
+ * The words the rule distiller's family and pet patterns know: kin words to the predicate a
+ * family fact is stored under (Chinese, as every distilled predicate), pet words to a species.
+ */
+
+/** Chinese kin words → predicate. */
+export const ZH_KIN: Record<string, string> = {
+  妈妈: "母亲",
+  母亲: "母亲",
+  老妈: "母亲",
+  爸爸: "父亲",
+  父亲: "父亲",
+  老爸: "父亲",
+  老婆: "妻子",
+  妻子: "妻子",
+  太太: "妻子",
+  爱人: "配偶",
+  老公: "丈夫",
+  丈夫: "丈夫",
+  先生: "丈夫",
+  哥哥: "哥哥",
+  姐姐: "姐姐",
+  弟弟: "弟弟",
+  妹妹: "妹妹",
+  儿子: "儿子",
+  女儿: "女儿",
+  孩子: "孩子",
+  男朋友: "男朋友",
+  女朋友: "女朋友",
+};
+/** English kin words → predicate (English does not say older or younger). */
+export const EN_KIN: Record<string, string> = {
+  mother: "母亲",
+  mom: "母亲",
+  mum: "母亲",
+  father: "父亲",
+  dad: "父亲",
+  wife: "妻子",
+  husband: "丈夫",
+  partner: "伴侣",
+  sister: "姐妹",
+  sisters: "姐妹",
+  brother: "兄弟",
+  brothers: "兄弟",
+  son: "儿子",
+  sons: "儿子",
+  daughter: "女儿",
+  daughters: "女儿",
+  kid: "孩子",
+  kids: "孩子",
+  child: "孩子",
+  children: "孩子",
+  boyfriend: "男朋友",
+  girlfriend: "女朋友",
+};
+/** Chinese pet words → species. */
+export const ZH_SPECIES: Record<string, string> = {
+  猫: "猫",
+  猫咪: "猫",
+  小猫: "猫",
+  狗: "狗",
+  狗狗: "狗",
+  小狗: "狗",
+  兔子: "兔子",
+  仓鼠: "仓鼠",
+  鹦鹉: "鹦鹉",
+  金鱼: "金鱼",
+  乌龟: "乌龟",
+  小鸟: "鸟",
+};
+/** English pet words → species (singular). */
+export const EN_SPECIES: Record<string, string> = {
+  cat: "cat",
+  cats: "cat",
+  kitten: "cat",
+  kittens: "cat",
+  dog: "dog",
+  dogs: "dog",
+  puppy: "dog",
+  puppies: "dog",
+  rabbit: "rabbit",
+  rabbits: "rabbit",
+  bunny: "rabbit",
+  hamster: "hamster",
+  hamsters: "hamster",
+  parrot: "parrot",
+  parrots: "parrot",
+  turtle: "turtle",
+  turtles: "turtle",
+  "guinea pig": "guinea pig",
+  "guinea pigs": "guinea pig",
+};
