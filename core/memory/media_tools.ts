@@ -5,16 +5,22 @@
  * ModalityUnsupported reason, so the model can say so.
  * @module
  */
+import { z } from "zod";
 import type { RegisteredTool, ToolResult } from "../kernel/tools.ts";
+import { defineTool } from "../kernel/define_tool.ts";
 import { errorMessage } from "../errors.ts";
 import { describeMedia, type MediaBlock, type MediaStore } from "./media.ts";
 import { MAX_ATTACHMENTS, type MediaOutbox } from "./media_turn.ts";
 
-const DIGEST = {
-  type: "string",
-  pattern: "^[0-9a-f]{64}$",
-  description: "The image's sha256 digest (64 hex characters), as media_find shows it",
-} as const;
+const DIGEST = z.string().regex(/^[0-9a-f]{64}$/)
+  .describe("The image's sha256 digest (64 hex characters), as media_find shows it");
+
+const FIND = z.object({
+  text: z.string().min(1).max(500).optional(),
+  like: DIGEST.optional(),
+  limit: z.int().min(1).max(20).optional(),
+});
+const ONE = z.object({ digest: DIGEST });
 
 function line(block: MediaBlock, score?: number): string {
   const said = block.sentences[0] ? ` — came with "${block.sentences[0].slice(0, 120)}"` : "";
@@ -35,74 +41,50 @@ async function failure<T>(fn: () => Promise<T>): Promise<T | ToolResult> {
 export function mediaTools(store: MediaStore, outbox: MediaOutbox): RegisteredTool[] {
   if (!store.enabled) return [];
   return [
-    {
+    defineTool({
       name: "media_find",
-      plugin: "core",
       description: "Find stored images (photos the owner sent earlier) by a description " +
         "(`text`) or by similarity to a stored image (`like`, a digest). Best first.",
-      parameters: {
-        type: "object",
-        properties: {
-          text: { type: "string", minLength: 1, maxLength: 500 },
-          like: DIGEST,
-          limit: { type: "integer", minimum: 1, maximum: 20 },
-        },
-        additionalProperties: false,
-      },
+      input: FIND,
       parallelSafe: true,
       noMemory: true,
-      handler: (args, context) =>
+      handler: ({ text, like, limit = 5 }, context) =>
         failure(async () => {
-          const limit = typeof args.limit === "number" ? args.limit : 5;
-          if ((typeof args.text === "string") === (typeof args.like === "string")) {
+          if ((text === undefined) === (like === undefined)) {
             return { content: "Error: give exactly one of `text` or `like`", isError: true };
           }
           const hits = await store.find(
-            typeof args.text === "string"
-              ? { text: args.text, limit }
-              : { like: String(args.like), limit },
+            text !== undefined ? { text, limit } : { like: like!, limit },
             { signal: context.signal },
           );
           return hits.length === 0
             ? "No stored image matches."
             : hits.map((h) => line(h.block, h.score)).join("\n");
         }),
-    },
-    {
+    }),
+    defineTool({
       name: "media_info",
-      plugin: "core",
       description:
         "Show a stored image's metadata: type, size, when it came, the message it came with.",
-      parameters: {
-        type: "object",
-        properties: { digest: DIGEST },
-        required: ["digest"],
-        additionalProperties: false,
-      },
+      input: ONE,
       parallelSafe: true,
       noMemory: true,
-      handler: (args) =>
+      handler: ({ digest }) =>
         failure(async () => {
-          const block = await store.info(String(args.digest));
-          if (!block) return { content: `Error: no stored image ${args.digest}`, isError: true };
+          const block = await store.info(digest);
+          if (!block) return { content: `Error: no stored image ${digest}`, isError: true };
           const space = block.vecModel === "" ? "no vector yet" : `vector in "${block.vecModel}"`;
           return `${line(block)}\n${space}; turns: ${block.turnIds.join(", ") || "none"}`;
         }),
-    },
-    {
+    }),
+    defineTool({
       name: "media_attach",
-      plugin: "core",
       description: `Attach a stored image to your reply (at most ${MAX_ATTACHMENTS} per reply).`,
-      parameters: {
-        type: "object",
-        properties: { digest: DIGEST },
-        required: ["digest"],
-        additionalProperties: false,
-      },
+      input: ONE,
       noMemory: true,
-      handler: (args, context) =>
+      handler: ({ digest }, context) =>
         failure(async () => {
-          const item = await store.get(String(args.digest)); // verified: a damaged blob is not sent
+          const item = await store.get(digest); // verified: a damaged blob is not sent
           const ref = { digest: item.digest, mime: item.mime, size: item.size };
           if (!outbox.add(context.turnId, ref)) {
             return {
@@ -112,6 +94,6 @@ export function mediaTools(store: MediaStore, outbox: MediaOutbox): RegisteredTo
           }
           return `Attached ${describeMedia(ref)} to the reply.`;
         }),
-    },
+    }),
   ];
 }
