@@ -62,7 +62,7 @@ export type { ImageEncoder, OnnxImageEncoderOptions } from "./embed/onnx_image.t
 export { MediaTier } from "./media/store.ts";
 export type { MediaTierOptions, ReembedProgress } from "./media/store.ts";
 export { BlobFiles, sha256Hex } from "./media/blobs.ts";
-export { ACCEPTED_IMAGE_TYPES, magicType, sniffImage } from "./media/sniff.ts";
+export { ACCEPTED_IMAGE_TYPES, magicType, sniffImage } from "./image/sniff.ts";
 export { defaultMediaConfig, readMediaConfig, registerMediaDefaults } from "./media/config.ts";
 export type { MediaConfig } from "./media/config.ts";
 export { registerMemoryDefaults } from "./settings.ts";

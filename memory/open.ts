@@ -26,7 +26,7 @@ import { DocStore } from "./docs/store.ts";
 import { readEmbeddingConfig } from "./embed/config.ts";
 import { selectEmbedder } from "./embed/spaces.ts";
 import { Reembedder } from "./embed/reembed.ts";
-import { reembedTargets, spaceHint, type VectorSpaceStatus } from "./embed/space_status.ts";
+import { reembedTargets, spaceHint, type VectorSpaceStatus } from "./space_status.ts";
 import { isSemantic, kindOf } from "./embed/kind.ts";
 import type { HomePaths } from "./home.ts";
 import { rankMemory } from "./recall/rank.ts";

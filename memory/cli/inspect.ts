@@ -17,7 +17,7 @@ import { JsonContextStore } from "../stores/context.ts";
 import { DocStore } from "../docs/store.ts";
 import { readEmbeddingConfig } from "../embed/config.ts";
 import { selectEmbedder } from "../embed/spaces.ts";
-import { spaceHint } from "../embed/space_status.ts";
+import { spaceHint } from "../space_status.ts";
 import { isSemantic } from "../embed/kind.ts";
 import type { HomePaths } from "../home.ts";
 import { createTextAnalyzer } from "../text/keywords.ts";

@@ -30,7 +30,7 @@ import {
   removeDocFile,
   writeDocFile,
 } from "./_files.ts";
-import { DocVectors } from "./_vectors.ts";
+import { DocVectors } from "./vectors.ts";
 import type { CheckpointResult } from "../sqlite.ts";
 import { planDocuments, writeNewFiles } from "./_insert.ts";
 

@@ -7,7 +7,7 @@
 import type { Embedder, EmbedOptions, Modality } from "../../core/mod.ts";
 import { formatFingerprint, hash32, l2Normalize } from "./fingerprint.ts";
 import { createTextAnalyzer, normalizeText, type TextAnalyzer } from "../text/keywords.ts";
-import { isStopWord } from "../text/_stopwords.ts";
+import { isStopWord } from "../text/stopwords.ts";
 
 /** Options of createHashEmbedder. */
 export interface HashEmbedderOptions {

@@ -15,7 +15,7 @@ import {
   type Logger,
   type Modality,
 } from "../../core/mod.ts";
-import type { RgbImage } from "../media/decode.ts";
+import type { RgbImage } from "../image/decode.ts";
 import { formatFingerprint, l2Normalize, parseFingerprint } from "./fingerprint.ts";
 import { sha256File } from "./model_download.ts";
 import { loadOrt, type Ort } from "./onnx.ts";
@@ -125,7 +125,7 @@ export async function loadOnnxImageEncoder(
     async embedImages(images, opts = {}) {
       const out: Float32Array[] = [];
       // The PNG and JPEG decoders load with the first image, not with the daemon.
-      const { decodeImage } = await import("../media/decode.ts");
+      const { decodeImage } = await import("../image/decode.ts");
       for (const image of images) { // one at a time: a decoded photo is large
         opts.signal?.throwIfAborted();
         if (closed) throw failed("the session is closed");

@@ -8,7 +8,7 @@
 import type { Embedder, EmbedOptions, Modality } from "../../core/mod.ts";
 import { formatFingerprint, hash32, l2Normalize } from "./fingerprint.ts";
 import { normalizeText, stemEnglish } from "../text/keywords.ts";
-import { isStopWord } from "../text/_stopwords.ts";
+import { isStopWord } from "../text/stopwords.ts";
 
 /** A sparse, L2-normalised term vector. */
 export type SparseVector = Map<string, number>;

@@ -10,7 +10,7 @@ import {
   isSingleValued,
   normalizeName,
   normalizePredicate,
-} from "./_schema.ts";
+} from "./schema.ts";
 import { type GraphSql, mergeTurnIds, reinforce } from "./_rows.ts";
 
 /** What commitTriples did, with the entities whose vector must be (re)computed. */

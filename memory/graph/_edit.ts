@@ -9,7 +9,7 @@ import {
   type RelationPatch,
 } from "../../core/mod.ts";
 import { ENTITY_COLUMNS, type GraphSql, mergeTurnIds, reinforce, toEntity } from "./_rows.ts";
-import { displayName, isSingleValued, normalizeName, normalizePredicate } from "./_schema.ts";
+import { displayName, isSingleValued, normalizeName, normalizePredicate } from "./schema.ts";
 import { upsertEntity } from "./_commit.ts";
 
 /** Fold `drop` into `keep`; returns what moved and what was folded. */

@@ -7,7 +7,7 @@ import type { Triple } from "../../core/mod.ts";
 import { ForgottenNames, type Tombstone } from "../forget/matcher.ts";
 import type { GraphSql } from "./_rows.ts";
 import { purgeEntity } from "./_edit.ts";
-import { normalizeName } from "./_schema.ts";
+import { normalizeName } from "./schema.ts";
 
 /** The tombstones of the database. */
 export function loadForgotten(g: GraphSql): ForgottenNames {

@@ -2,7 +2,7 @@
 import type { Triple } from "../../core/mod.ts";
 import { withTransaction } from "../sqlite.ts";
 import type { GraphSql } from "./_rows.ts";
-import { DEFAULT_ENTITY_TYPE, displayName, normalizeName } from "./_schema.ts";
+import { DEFAULT_ENTITY_TYPE, displayName, normalizeName } from "./schema.ts";
 
 /** Rows for GraphDB.bulkEntities and bulkRelations (relations name entity ids). */
 export interface BulkGraph {

@@ -6,7 +6,7 @@
 import type { GraphEntity, GraphRecall } from "../../core/mod.ts";
 import { type GraphSql, toEntity } from "./_rows.ts";
 import { ENTITY_COLUMNS } from "./_rows.ts";
-import { normalizeName } from "./_schema.ts";
+import { normalizeName } from "./schema.ts";
 
 /** Bounds of one walk. */
 export interface WalkOptions {

@@ -1,7 +1,7 @@
 /** Row ↔ type mapping of the graph database, and the prepared-statement cache its code shares. */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { type GraphEntity, type GraphRelation, HomeAgentError } from "../../core/mod.ts";
-import { normalizeName } from "./_schema.ts";
+import { normalizeName } from "./schema.ts";
 
 /** A database with cached statements, the clock, and the lookups every operation needs. */
 export class GraphSql {

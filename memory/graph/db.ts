@@ -25,12 +25,12 @@ import {
   type Triple,
 } from "../../core/mod.ts";
 import { checkpoint, type CheckpointResult, openDatabase, withTransaction } from "../sqlite.ts";
-import { DEFAULT_ENTITY_TYPE, GRAPH_MIGRATIONS } from "./_schema.ts";
+import { DEFAULT_ENTITY_TYPE, GRAPH_MIGRATIONS } from "./schema.ts";
 import { GraphSql } from "./_rows.ts";
 import { commitNewTriples, commitTriples } from "./_commit.ts";
 import { around, entitiesByIds, keywordSeeds, overview, walk } from "./_recall.ts";
 import * as edit from "./_edit.ts";
-import { DocVectors } from "../docs/_vectors.ts";
+import { DocVectors } from "../docs/vectors.ts";
 import { mergeHits, mixScores } from "../recall/mix.ts";
 import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
@@ -45,7 +45,7 @@ export {
   isSingleValued,
   normalizeName,
   normalizePredicate,
-} from "./_schema.ts";
+} from "./schema.ts";
 
 /** Options of GraphDB.open. */
 export interface GraphDbOptions {

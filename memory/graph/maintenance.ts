@@ -7,7 +7,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { GraphEntity, GraphMaintenance, GraphRelation, GraphStore } from "../../core/mod.ts";
 import { openDatabase } from "../sqlite.ts";
-import { GRAPH_MIGRATIONS } from "./_schema.ts";
+import { GRAPH_MIGRATIONS } from "./schema.ts";
 import { ENTITY_COLUMNS, RELATION_SELECT, toEntity, toRelation } from "./_rows.ts";
 
 /** GraphMaintenance reading memory/graph.db at `path` and writing through `graph`. */

@@ -18,7 +18,7 @@ import {
   silentLogger,
 } from "../../core/mod.ts";
 import { Bm25Index } from "../text/bm25.ts";
-import { DocVectors } from "../docs/_vectors.ts";
+import { DocVectors } from "../docs/vectors.ts";
 import { mergeHits, mixScores } from "../recall/mix.ts";
 import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
 import { pathExists, writeFileAtomic } from "../home.ts";

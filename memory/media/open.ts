@@ -14,7 +14,7 @@ import {
   ModalityUnsupportedError,
 } from "../../core/mod.ts";
 import { loadOnnxImageEncoder, unifiedSpace } from "../embed/onnx_image.ts";
-import { GRAPH_MIGRATIONS } from "../graph/_schema.ts";
+import { GRAPH_MIGRATIONS } from "../graph/schema.ts";
 import { openDatabase } from "../sqlite.ts";
 import { readMediaConfig } from "./config.ts";
 import { MediaTier } from "./store.ts";

@@ -27,7 +27,7 @@ import {
 import { cosine } from "../embed/fingerprint.ts";
 import { BlobFiles, sha256Hex } from "./blobs.ts";
 import { BlockRows } from "./blocks.ts";
-import { sniffImage } from "./sniff.ts";
+import { sniffImage } from "../image/sniff.ts";
 
 /** Options of MediaTier. */
 export interface MediaTierOptions {

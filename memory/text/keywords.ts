@@ -6,7 +6,7 @@
  * @module
  */
 import { loadSegmenter, type Segmenter } from "./jieba.ts";
-import { isStopWord } from "./_stopwords.ts";
+import { isStopWord } from "./stopwords.ts";
 
 export type { Segmenter, TaggedWord } from "./jieba.ts";
 export { loadSegmenter } from "./jieba.ts";

@@ -13,7 +13,7 @@ import {
   MediaTier,
   openDatabase,
 } from "../../memory/mod.ts";
-import { GRAPH_MIGRATIONS } from "../../memory/graph/_schema.ts";
+import { GRAPH_MIGRATIONS } from "../../memory/graph/schema.ts";
 import type { FigureFn } from "./_figure.ts";
 import { round } from "./_figure.ts";
 

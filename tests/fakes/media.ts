@@ -7,7 +7,7 @@ import {
   MediaTier,
   openDatabase,
 } from "../../memory/mod.ts";
-import { GRAPH_MIGRATIONS } from "../../memory/graph/_schema.ts";
+import { GRAPH_MIGRATIONS } from "../../memory/graph/schema.ts";
 
 /** A media tier and its folder. */
 export interface TestMedia extends AsyncDisposable {

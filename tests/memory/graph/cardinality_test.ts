@@ -14,7 +14,7 @@ import {
   socialTools,
 } from "../../../core/mod.ts";
 import { GraphDB, openDatabase } from "../../../memory/mod.ts";
-import { GRAPH_MIGRATIONS } from "../../../memory/graph/_schema.ts";
+import { GRAPH_MIGRATIONS } from "../../../memory/graph/schema.ts";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);

@@ -13,7 +13,7 @@ import {
   openDatabase,
   sha256Hex,
 } from "../../../memory/mod.ts";
-import { GRAPH_MIGRATIONS } from "../../../memory/graph/_schema.ts";
+import { GRAPH_MIGRATIONS } from "../../../memory/graph/schema.ts";
 import { encode as encodePng } from "fast-png";
 import { BLUE, GREEN, RED, solidJpeg, solidPng, tinyClipSpace } from "../../fixtures/media.ts";
 import type { Embedder } from "../../../core/mod.ts";
@@ -155,7 +155,7 @@ Deno.test("MediaTier in a unified space: a text query finds the image, and by ex
 });
 
 Deno.test("MediaTier refuses a PNG whose data inflates past the size its header declares", async () => {
-  const { decodeImage } = await import("../../../memory/media/decode.ts");
+  const { decodeImage } = await import("../../../memory/image/decode.ts");
   const { zlibSync } = await import("fflate");
   // A 100×100 header whose IDAT holds 4 MB of zeros: a tiny file, a huge inflation.
   const png = solidPng(RED, 100, 100);

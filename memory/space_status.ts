@@ -4,13 +4,13 @@
  * far re-embedding has come.
  * @module
  */
-import type { EmbeddingError, RelevanceContext } from "../../core/mod.ts";
-import type { DocStore } from "../docs/store.ts";
-import type { GraphDB } from "../graph/db.ts";
-import type { EmbeddingKind } from "./config.ts";
-import { isSemantic } from "./kind.ts";
-import { catalogModel, DEFAULT_MODEL } from "./model_catalog.ts";
-import type { ReembedStatus, ReembedTarget } from "./reembed.ts";
+import type { EmbeddingError, RelevanceContext } from "../core/mod.ts";
+import type { DocStore } from "./docs/store.ts";
+import type { GraphDB } from "./graph/db.ts";
+import type { EmbeddingKind } from "./embed/config.ts";
+import { isSemantic } from "./embed/kind.ts";
+import { catalogModel, DEFAULT_MODEL } from "./embed/model_catalog.ts";
+import type { ReembedStatus, ReembedTarget } from "./embed/reembed.ts";
 
 /** The vector space as the status reports it. */
 export interface VectorSpaceStatus {
