@@ -101,7 +101,8 @@ export {
   type MediaStore,
   ModalityUnsupportedError,
 } from "./memory/media.ts";
-export { toBase64 } from "./memory/media_turn.ts";
+export { MediaOutbox, toBase64 } from "./kernel/media_turn.ts";
+export { mediaTools } from "./memory/media_tools.ts";
 export { buildSystemPrompt, type MemorySection, orderSections } from "./prompt/system_prompt.ts";
 export { type Dispatch, effectiveLevel, Scheduler, type Task } from "./kernel/scheduler.ts";
 export { EventLoop } from "./kernel/event_loop.ts";

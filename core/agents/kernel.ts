@@ -16,6 +16,8 @@ import { llmTools } from "../llm/tools.ts";
 import type { GraphMemory } from "../memory/graph.ts";
 import type { MediaStore } from "../memory/media.ts";
 import { agentConsolidator, type Consolidator } from "../memory/consolidation.ts";
+import { mediaTools } from "../memory/media_tools.ts";
+import { MediaOutbox } from "../kernel/media_turn.ts";
 import type { StageHost } from "../kernel/stages.ts";
 import { ResidentPool } from "./residents.ts";
 import { residentAgentsTool } from "./resident_tool.ts";
@@ -72,6 +74,8 @@ export interface Kernel extends AsyncDisposable {
 /** Build the main agent, its resident pool, the child tool and backlog triage (started). */
 export function createKernel(options: KernelOptions): Kernel {
   const { clock, config, llm, persona, memory, unwindMs = 5000 } = options;
+  const outbox = new MediaOutbox();
+  const media = memory.media ? mediaTools(memory.media, outbox) : [];
   const agent = new Agent({
     clock,
     logger: options.logger.child({ component: "kernel" }),
@@ -81,7 +85,12 @@ export function createKernel(options: KernelOptions): Kernel {
     context: memory.context,
     recall: (input, signal) => memory.recall(input, signal),
     media: memory.media,
-    toolSources: [() => memory.tools(), () => llmTools({ config, health: () => llm.health() })],
+    outbox,
+    toolSources: [
+      () => memory.tools(),
+      () => llmTools({ config, health: () => llm.health() }),
+      () => media,
+    ],
   });
   const helpers = { clock, logger: options.logger.child({ component: "helpers" }), config, llm };
   const residents = new ResidentPool({

@@ -21,8 +21,7 @@ import { durableReply } from "../prompt/_context_persistence.ts";
 import { OwnerQuestions } from "./questions.ts";
 import { RouteRegistry } from "./routes.ts";
 import { describeMedia, type MediaStore } from "../memory/media.ts";
-import { MediaOutbox } from "../memory/media_turn.ts";
-import { mediaTools } from "../memory/media_tools.ts";
+import { MediaOutbox } from "./media_turn.ts";
 
 /** The part of the ConfigRegistry the kernel reads. */
 export interface KernelConfig {
@@ -77,8 +76,10 @@ export interface AgentOptions {
   toolSources?: (() => RegisteredTool[])[];
   /** Output channels; a resident shares its parent's registry. Default: a registry of its own. */
   outputs?: OutputRegistry;
-  /** The media store: inputs' images reach the model, the media tools are offered. */
+  /** The media store: inputs' images reach the model (its tools come as a tool source). */
   media?: MediaStore;
+  /** Where media_attach leaves a reply's images; default: an outbox of its own. */
+  outbox?: MediaOutbox;
 }
 
 /** What `status` reports about the kernel itself. */
@@ -115,12 +116,11 @@ export class Agent {
   #closed = false;
   /** Set by finish() and close(): new inputs are refused. */
   #refusing = false;
-  readonly #outbox = new MediaOutbox();
-  readonly #mediaTools: RegisteredTool[];
+  readonly #outbox: MediaOutbox;
 
   constructor(options: AgentOptions) {
     this.#options = options;
-    this.#mediaTools = options.media ? mediaTools(options.media, this.#outbox) : [];
+    this.#outbox = options.outbox ?? new MediaOutbox();
     this.events = new EventBus({ logger: options.logger });
     this.stages = new StageHost({
       clock: options.clock,
@@ -295,7 +295,6 @@ export class Agent {
       ...this.tools.list(),
       ...this.outputs.tools(),
       ...sources.flatMap((s) => s()),
-      ...this.#mediaTools,
     ];
   }
 

@@ -15,7 +15,7 @@ import type { TokenCounter } from "../prompt/budget.ts";
 import type { TurnControl } from "./turn_control.ts";
 import { executeRound, memoryOutput, ownersOf } from "./tool_round.ts";
 import type { MediaStore } from "../memory/media.ts";
-import { loadTurnImages, type MediaOutbox } from "../memory/media_turn.ts";
+import { loadTurnImages, type MediaOutbox } from "./media_turn.ts";
 import type { ImagePart } from "../llm/provider.ts";
 import type { LlmCaller, LlmCallListener, LlmCallResult, RequestBuilder } from "../llm/call.ts";
 

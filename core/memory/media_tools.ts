@@ -10,7 +10,7 @@ import type { RegisteredTool, ToolResult } from "../kernel/tools.ts";
 import { defineTool } from "../kernel/define_tool.ts";
 import { errorMessage } from "../errors.ts";
 import { describeMedia, type MediaBlock, type MediaStore } from "./media.ts";
-import { MAX_ATTACHMENTS, type MediaOutbox } from "./media_turn.ts";
+import { MAX_ATTACHMENTS, type MediaOutbox } from "../kernel/media_turn.ts";
 
 const DIGEST = z.string().regex(/^[0-9a-f]{64}$/)
   .describe("The image's sha256 digest (64 hex characters), as media_find shows it");

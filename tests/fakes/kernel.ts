@@ -7,6 +7,8 @@ import {
   type AgentOptions,
   type Clock,
   type KernelEvent,
+  MediaOutbox,
+  mediaTools,
   ProviderManager,
   type Reply,
   type UsageLedger,
@@ -82,6 +84,9 @@ export function createTestKernel(options: TestKernelOptions = {}): TestKernel {
     retryDelayMs: 0,
     usage: options.usage,
   });
+  // As createKernel composes them: the media tools are a tool source over the agent's outbox.
+  const outbox = new MediaOutbox();
+  const media = options.media ? mediaTools(options.media, outbox) : [];
   const agent = new Agent({
     clock,
     logger,
@@ -91,6 +96,8 @@ export function createTestKernel(options: TestKernelOptions = {}): TestKernel {
     context: options.context,
     recall: options.recall,
     media: options.media,
+    outbox,
+    toolSources: [() => media],
   });
   const events: KernelEvent[] = [];
   agent.events.subscribe("*", (event) => void events.push(event));

@@ -9,7 +9,7 @@ import type { Input } from "../input.ts";
 import type { ImagePart } from "../llm/provider.ts";
 import type { Logger } from "../ports.ts";
 import { errorMessage } from "../errors.ts";
-import { describeMedia, type MediaRef, type MediaStore } from "./media.ts";
+import { describeMedia, type MediaRef, type MediaStore } from "../memory/media.ts";
 
 /** Most images the model may attach to one reply. */
 export const MAX_ATTACHMENTS = 8;
