@@ -9,12 +9,9 @@ import {
   type Agent,
   checkPluginName,
   type Clock,
-  createPluginSdk,
-  errorMessage,
   type Logger,
   type Plugin,
   PluginError,
-  type TimerHandle,
 } from "../../core/mod.ts";
 import type { PluginServices } from "./api.ts";
 import { HMAP_MAX_BYTES, readHmap } from "./hmap.ts";
@@ -28,33 +25,13 @@ import {
   PLUGIN_HOST_KEYS,
   type SettingsDefiner,
 } from "./settings.ts";
-import { CrashPolicy, startWithin } from "./supervisor.ts";
+import { type PluginInfo, type PluginKind, SupervisedPlugin } from "./supervised.ts";
 import { SkillLibrary } from "./skill.ts";
 import { createSkillsBuiltin } from "./skills_tool.ts";
 import { createPluginManagerBuiltin } from "./builtin_tools.ts";
 import { type LoadedPlugin, loadInstalled } from "./loader.ts";
 
-/** How a plugin is loaded. */
-export type PluginKind = "builtin" | "subprocess" | "lua" | "skill";
-
-/** A plugin as `plugin list` and `status` show it. */
-export interface PluginInfo {
-  name: string;
-  kind: PluginKind;
-  version?: string;
-  state: "running" | "stopped" | "failed" | "disabled" | "restarting";
-  error?: string;
-  /** Crashes in the last 5 minutes. */
-  crashes: number;
-  pid?: number;
-  /** Bytes a Lua plugin's VM holds. */
-  memoryBytes?: number;
-  sha256?: string;
-  tools: string[];
-  channels: string[];
-  /** The plugin's settings (`plugin.<name>.*`), secrets masked. */
-  settings: { key: string; value: unknown }[];
-}
+export type { PluginInfo, PluginKind } from "./supervised.ts";
 
 /** A factory of a built-in plugin. */
 export type PluginFactory = () => Plugin;
@@ -111,26 +88,11 @@ export interface PluginRegistryOptions {
 export const FAILBACK_ERROR =
   "Not started: fail-back boot (the agent kept crashing); it starts when HomeAgent restarts";
 
-interface Entry {
-  name: string;
-  kind: PluginKind;
-  version?: string;
-  dir?: string;
-  sha256?: string;
-  make: () => Promise<LoadedPlugin>;
-  plugin?: LoadedPlugin;
-  detach?: () => void;
-  state: PluginInfo["state"];
-  error?: string;
-  policy: CrashPolicy;
-  restart?: TimerHandle;
-}
-
 /** Loads, supervises and manages every plugin of one kernel. */
 export class PluginRegistry {
   readonly skills = new SkillLibrary();
   #options: PluginRegistryOptions;
-  #entries = new Map<string, Entry>();
+  #entries = new Map<string, SupervisedPlugin>();
   #factories = new Map<string, PluginFactory>();
   #optional = new Set<string>();
   #settings: SettingsDefiner;
@@ -156,7 +118,7 @@ export class PluginRegistry {
       if (this.#entries.has(name)) continue;
       const entry = this.#entry(name, "builtin", () => Promise.resolve({ plugin: factory() }));
       if (this.#optional.has(name) && !this.#enabled(name)) entry.state = "disabled";
-      else await this.#start(entry);
+      else await entry.start();
     }
     await recoverInstalls(this.#options.pluginsDir, this.#options.logger);
     const names: string[] = [];
@@ -185,13 +147,13 @@ export class PluginRegistry {
       entry.state = "disabled";
       if (failback) entry.error = FAILBACK_ERROR;
       await this.#loadDir(entry, dir).catch(() => {}); // kind and version for `list`
-      return this.#info(entry);
+      return entry.info();
     }
-    await this.#start(entry);
-    return this.#info(entry);
+    await entry.start();
+    return entry.info();
   }
 
-  async #loadDir(entry: Entry, dir: string): Promise<LoadedPlugin> {
+  async #loadDir(entry: SupervisedPlugin, dir: string): Promise<LoadedPlugin> {
     const o = this.#options;
     const loaded = await loadInstalled(dir, entry.name, {
       clock: o.clock,
@@ -212,7 +174,7 @@ export class PluginRegistry {
       luaMemoryLimitBytes: o.luaMemoryLimitBytes ??
         o.config.get<number>(PLUGIN_HOST_KEYS.luaMemoryLimitMb) * 1024 * 1024,
       skills: this.skills,
-      onCrash: (plugin, reason) => this.#crashed(entry, plugin, reason),
+      onCrash: (plugin, reason) => entry.crashed(plugin, reason),
       allowNative: o.config.get<boolean>("core.plugins.allow_native"),
     });
     entry.kind = loaded.kind ?? entry.kind;
@@ -220,18 +182,25 @@ export class PluginRegistry {
     return loaded;
   }
 
-  #entry(name: string, kind: PluginKind, make: () => Promise<LoadedPlugin>): Entry {
-    const entry: Entry = {
-      name,
+  #entry(name: string, kind: PluginKind, make: () => Promise<LoadedPlugin>): SupervisedPlugin {
+    const o = this.#options;
+    const entry = new SupervisedPlugin(name, {
       kind,
       make,
-      state: "stopped",
-      policy: new CrashPolicy({
-        backoffMs: this.#options.backoffMs,
-        windowMs: this.#options.crashWindowMs,
-        maxCrashes: this.#options.maxCrashes,
-      }),
-    };
+      host: {
+        agent: o.agent,
+        config: o.config,
+        clock: o.clock,
+        logger: o.logger,
+        startTimeoutMs: o.startTimeoutMs,
+        crashPolicy: {
+          backoffMs: o.backoffMs,
+          windowMs: o.crashWindowMs,
+          maxCrashes: o.maxCrashes,
+        },
+        closed: () => this.#closed,
+      },
+    });
     this.#entries.set(name, entry);
     return entry;
   }
@@ -240,106 +209,9 @@ export class PluginRegistry {
     return this.#options.config.get<boolean>(`core.plugins.${name}.enabled`);
   }
 
-  async #start(entry: Entry): Promise<boolean> {
-    const logger = this.#options.logger.child({ plugin: entry.name });
-    const { sdk, detach } = createPluginSdk(entry.name, {
-      agent: this.#options.agent,
-      config: this.#options.config,
-      logger,
-      restricted: entry.kind !== "builtin",
-    });
-    try {
-      const loaded = await entry.make();
-      if (loaded.native) {
-        logger.warn("Plugin runs outside the sandbox (core.plugins.allow_native is true)", {
-          why: loaded.native,
-        });
-      }
-      entry.plugin = loaded;
-      entry.detach = detach;
-      await startWithin(loaded.plugin, sdk, {
-        ms: this.#options.startTimeoutMs ??
-          this.#options.config.get<number>(PLUGIN_HOST_KEYS.startTimeoutMs),
-        clock: this.#options.clock,
-        setting: PLUGIN_HOST_KEYS.startTimeoutMs,
-      });
-      entry.state = "running";
-      entry.error = undefined;
-      logger.info("Plugin started", { kind: entry.kind, version: entry.version });
-      return true;
-    } catch (error) {
-      detach();
-      entry.detach = undefined;
-      entry.plugin = undefined;
-      entry.state = "failed";
-      entry.error = errorMessage(error);
-      logger.error("Plugin failed to start", { error: entry.error });
-      return false;
-    }
-  }
-
-  async #stop(entry: Entry): Promise<void> {
-    entry.restart?.cancel();
-    entry.restart = undefined;
-    const loaded = entry.plugin;
-    entry.plugin = undefined;
-    if (loaded) {
-      try {
-        await loaded.plugin.stop();
-      } catch (error) {
-        this.#options.logger.error("Plugin failed to stop", {
-          plugin: entry.name,
-          error: errorMessage(error),
-        });
-      }
-    }
-    entry.detach?.();
-    entry.detach = undefined;
-    if (entry.state === "running" || entry.state === "restarting") entry.state = "stopped";
-  }
-
-  /** `plugin` null: a restart attempt failed to start. Each call is one crash. */
-  #crashed(entry: Entry, plugin: Plugin | null, reason: string): void {
-    if (this.#closed || (plugin !== null && entry.plugin?.plugin !== plugin)) return; // stale
-    entry.restart?.cancel(); // one restart timer at a time
-    entry.restart = undefined;
-    entry.plugin = undefined;
-    entry.detach?.();
-    entry.detach = undefined;
-    const { agent, clock, logger } = this.#options;
-    agent.events.publish({ type: "plugin_crashed", plugin: entry.name, reason });
-    const decision = entry.policy.crashed(clock.monotonic());
-    if (!decision.restart) {
-      entry.state = "failed";
-      entry.error = `Gave up after ${decision.crashes} crashes in 5 minutes (last: ${reason})`;
-      logger.error("Plugin crashed; giving up", { plugin: entry.name, reason });
-      agent.kernelNotice(
-        "plugin_gave_up",
-        entry.name,
-        `Plugin "${entry.name}" crashed ${decision.crashes} times in 5 minutes and will not be ` +
-          `restarted (last: ${reason}); its tools are gone until "homeagent plugin reload ` +
-          `${entry.name}". Tell the owner.`,
-      );
-      return;
-    }
-    entry.state = "restarting";
-    entry.error = reason;
-    logger.warn("Plugin crashed; restarting", {
-      plugin: entry.name,
-      reason,
-      delayMs: decision.delayMs,
-    });
-    entry.restart = clock.setTimer(decision.delayMs, () => {
-      entry.restart = undefined;
-      void this.#start(entry).then((ok) => {
-        if (!ok) this.#crashed(entry, null, entry.error ?? "start failed");
-      });
-    });
-  }
-
   /** Every plugin and its state. */
   list(): PluginInfo[] {
-    return [...this.#entries.values()].map((e) => this.#info(e));
+    return [...this.#entries.values()].map((e) => e.info());
   }
 
   /** Every output channel (for `output_list_channels`). */
@@ -353,30 +225,10 @@ export class PluginRegistry {
 
   /** One plugin's info. Throws PluginError when unknown. */
   info(name: string): PluginInfo {
-    return this.#info(this.#get(name));
+    return this.#get(name).info();
   }
 
-  #info(entry: Entry): PluginInfo {
-    const { agent } = this.#options;
-    const proc = entry.plugin?.process?.();
-    return {
-      name: entry.name,
-      kind: entry.kind,
-      version: entry.version,
-      state: entry.state,
-      error: entry.error,
-      crashes: entry.policy.recent,
-      pid: proc,
-      memoryBytes: entry.plugin?.memory?.(),
-      sha256: entry.sha256,
-      tools: agent.tools.list().filter((t) => t.plugin === entry.name).map((t) => t.name),
-      channels: agent.outputs.list().filter((c) => c.plugin === entry.name).map((c) => c.name),
-      settings: (this.#options.config.list?.(`plugin.${entry.name}.`) ?? [])
-        .map((e) => ({ key: e.key, value: e.value })),
-    };
-  }
-
-  #get(name: string): Entry {
+  #get(name: string): SupervisedPlugin {
     const entry = this.#entries.get(checkPluginName(name));
     if (!entry) throw new PluginError(name, `No plugin named "${name}"`);
     return entry;
@@ -388,14 +240,14 @@ export class PluginRegistry {
     if (entry.kind === "builtin") {
       throw new PluginError(name, `Built-in plugin "${name}" cannot be reloaded`);
     }
-    await this.#stop(entry);
+    await entry.stop();
     entry.policy.reset();
     if (!this.#enabled(name)) {
       entry.state = "disabled";
-      return this.#info(entry);
+      return entry.info();
     }
-    await this.#start(entry);
-    return this.#info(entry);
+    await entry.start();
+    return entry.info();
   }
 
   /** Persist enabled and start the plugin. */
@@ -404,21 +256,21 @@ export class PluginRegistry {
     this.#options.config.set(`core.plugins.${name}.enabled`, true);
     if (entry.state !== "running") {
       entry.policy.reset();
-      await this.#start(entry);
+      await entry.start();
     }
-    return this.#info(entry);
+    return entry.info();
   }
 
   /** Persist disabled and stop the plugin; its registrations go with it. */
   async disable(name: string): Promise<PluginInfo> {
     const entry = this.#external(name, "disabled");
     this.#options.config.set(`core.plugins.${name}.enabled`, false);
-    await this.#stop(entry);
+    await entry.stop();
     entry.state = "disabled";
-    return this.#info(entry);
+    return entry.info();
   }
 
-  #external(name: string, verb: string): Entry {
+  #external(name: string, verb: string): SupervisedPlugin {
     const entry = this.#get(name);
     if (entry.kind === "builtin" && !(verb.endsWith("abled") && this.#optional.has(name))) {
       throw new PluginError(name, `Built-in plugin "${name}" cannot be ${verb}`);
@@ -440,7 +292,7 @@ export class PluginRegistry {
       throw new PluginError(name, `Cannot install "${name}": the name is a built-in plugin's`);
     }
     const old = this.#entries.get(name);
-    if (old) await this.#stop(old);
+    if (old) await old.stop();
     this.#entries.delete(name);
     await placeHmap(this.#options.pluginsDir, pkg, this.#options.clock.now());
     this.#options.logger.info("Plugin installed", { plugin: name, sha256: pkg.sha256 });
@@ -450,7 +302,7 @@ export class PluginRegistry {
   /** Stop the plugin, remove its registrations and delete its folder (data included). */
   async uninstall(name: string): Promise<void> {
     const entry = this.#external(name, "uninstalled");
-    await this.#stop(entry);
+    await entry.stop();
     this.#entries.delete(name);
     if (entry.dir) await removeInstalled(this.#options.pluginsDir, name);
     this.#options.logger.info("Plugin uninstalled", { plugin: name });
@@ -459,7 +311,7 @@ export class PluginRegistry {
   /** Stop every plugin, last loaded first. */
   async stopAll(): Promise<void> {
     this.#closed = true;
-    for (const entry of [...this.#entries.values()].reverse()) await this.#stop(entry);
+    for (const entry of [...this.#entries.values()].reverse()) await entry.stop();
   }
 }
 
