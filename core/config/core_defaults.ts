@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { ConfigRegistry } from "./registry.ts";
-import { parseOrder } from "./_sources.ts";
+import { parseOrder } from "./llm_sources.ts";
 
 const NAME = /^[A-Za-z0-9_-]+$/;
 

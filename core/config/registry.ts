@@ -38,7 +38,7 @@ import {
   SOURCE_PREFIX,
   sourceKey,
   sourceNames,
-} from "./_sources.ts";
+} from "./llm_sources.ts";
 
 interface Definition {
   key: string;

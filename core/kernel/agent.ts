@@ -17,7 +17,7 @@ import type { TurnControl } from "./turn_control.ts";
 import { estimateTokens, type TokenCounter } from "../prompt/budget.ts";
 import type { MemorySection } from "../prompt/system_prompt.ts";
 import { errorMessage } from "../errors.ts";
-import { durableReply } from "../prompt/_context_persistence.ts";
+import { durableReply } from "../prompt/context_persistence.ts";
 import { OwnerQuestions } from "./questions.ts";
 import { RouteRegistry } from "./routes.ts";
 import { describeMedia, type MediaStore } from "../memory/media.ts";

@@ -7,7 +7,7 @@ import { type ContextLengthDetail, errorMessage, ProviderError } from "../errors
 import type { SourceConfig } from "./sources.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { ChatRequest, Provider, Usage } from "./provider.ts";
-import { fitLimit, pruneRequest, type RequestPruner, requestTokens } from "./_request_prune.ts";
+import { fitLimit, pruneRequest, type RequestPruner, requestTokens } from "./request_prune.ts";
 import type { PruneReason, RequestFit, RequestPlan } from "./call.ts";
 import { dayOf, type UsageLedger } from "./usage.ts";
 

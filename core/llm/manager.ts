@@ -26,7 +26,7 @@ import { type Clock, type Logger, sleep } from "../ports.ts";
 import type { ChatRequest, Provider } from "./provider.ts";
 import type { TokenCounter } from "../prompt/budget.ts";
 import { Semaphore } from "./_semaphore.ts";
-import type { RequestPruner } from "./_request_prune.ts";
+import type { RequestPruner } from "./request_prune.ts";
 import { SourceLimits } from "./_source_limits.ts";
 import { visionPlan } from "./_vision.ts";
 import type { LlmCaller, LlmCallOptions, LlmCallResult, PruneReason, RequestPlan } from "./call.ts";
@@ -39,7 +39,7 @@ export {
   pruneRequest,
   type RequestPruner,
   requestTokens,
-} from "./_request_prune.ts";
+} from "./request_prune.ts";
 
 /** Window reported when no source is usable. */
 const NO_SOURCE_WINDOW = 8192;

@@ -4,7 +4,7 @@
  * the ProviderManager re-reads on every call, so they apply from the next LLM call on.
  */
 import type { ConfigRegistry } from "../config/registry.ts";
-import { parseOrder, sourceKey } from "../config/_sources.ts";
+import { parseOrder, sourceKey } from "../config/llm_sources.ts";
 import { ConfigError, errorMessage } from "../errors.ts";
 import type { SourceHealth } from "./manager.ts";
 import { z } from "zod";

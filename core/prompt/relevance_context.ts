@@ -17,7 +17,7 @@ import { budgetedTimeline, replayContext } from "./context.ts";
 import type { Embedder, EmbedPriority } from "../memory/embedding.ts";
 import type { Clock, Logger } from "../ports.ts";
 import { errorMessage } from "../errors.ts";
-import { ContextPersistence } from "./_context_persistence.ts";
+import { ContextPersistence } from "./context_persistence.ts";
 import type { TextRedactor } from "../memory/forget.ts";
 import { bestExchanges, planPrune } from "./_exchanges.ts";
 

@@ -5,7 +5,7 @@
 import { computeTokenBudget, type TokenBudget, type TokenCounter } from "./budget.ts";
 import { type ContextEvent, type ContextWindow, formatEvent } from "./context.ts";
 import type { ChatMessage, ToolSchema } from "../llm/provider.ts";
-import { requestTokens } from "../llm/_request_prune.ts";
+import { requestTokens } from "../llm/request_prune.ts";
 import type { RequestBuilder } from "../llm/call.ts";
 
 /** Which tier a memory section comes from; the prompt orders sections by it. */
