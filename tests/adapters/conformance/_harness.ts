@@ -23,7 +23,7 @@ export const SEEDS = 200;
 /** A JSON fixture also answers chat() under every fixed framing and every 5th seed. */
 const CHAT_EVERY = 5;
 
-/** The request every case sends: the suite tests answers, not request bodies (see lua_adapters_test.ts). */
+/** The request every case sends: the suite tests answers, not request bodies (see lua/adapters_test.ts). */
 export const REQUEST: ChatRequest = {
   messages: [{ role: "user", content: "Weather and time in Paris?" }],
 };

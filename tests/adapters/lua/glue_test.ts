@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { LuaFactory } from "wasmoon";
-import { LUA_GLUE_FILE, luaGlueFile } from "../../adapters/mod.ts";
+import { LUA_GLUE_FILE, luaGlueFile } from "../../../adapters/mod.ts";
 
 Deno.test("luaGlueFile writes the glue.wasm the program carries once, privately, and wasmoon runs from it", async () => {
   const dir = await Deno.makeTempDir();

@@ -6,14 +6,14 @@ import {
   installBundledAdapters,
   LuaAdapterRuntime,
   systemClock,
-} from "../../adapters/mod.ts";
-import { silentLogger } from "../../core/ports.ts";
-import type { ChatRequest } from "../../core/llm/provider.ts";
-import { ProviderManager } from "../../core/llm/manager.ts";
-import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
-import { collect, lastOf, sourceAt, textOf } from "./_support.ts";
+} from "../../../adapters/mod.ts";
+import { silentLogger } from "../../../core/ports.ts";
+import type { ChatRequest } from "../../../core/llm/provider.ts";
+import { ProviderManager } from "../../../core/llm/manager.ts";
+import { reply, startFakeOpenAI } from "../../fixtures/fake_llm.ts";
+import { collect, lastOf, sourceAt, textOf } from "../_support.ts";
 // A full script of the old kind (all five functions its own), as a user's copy may be.
-import openai from "../fixtures/lua/openai_full.lua" with { type: "text" };
+import openai from "../../fixtures/lua/openai_full.lua" with { type: "text" };
 
 const hello: ChatRequest = { messages: [{ role: "user", content: "Hi" }] };
 

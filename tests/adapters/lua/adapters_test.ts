@@ -3,10 +3,10 @@
  * the wire conformance suite leaves out) and what it makes of the answer.
  */
 import assert from "node:assert/strict";
-import type { ChatRequest } from "../../core/llm/provider.ts";
-import { recording, replayStatus, startReplayServer } from "../fixtures/fake_replay.ts";
-import { luaProvider, replayCases, WEATHER } from "./_replay_cases.ts";
-import { collect, doneOf, textOf } from "./_support.ts";
+import type { ChatRequest } from "../../../core/llm/provider.ts";
+import { recording, replayStatus, startReplayServer } from "../../fixtures/fake_replay.ts";
+import { luaProvider, replayCases, WEATHER } from "../_replay_cases.ts";
+import { collect, doneOf, textOf } from "../_support.ts";
 
 const greeting: ChatRequest = {
   messages: [{ role: "system", content: "Be kind." }, { role: "user", content: "Hi" }],
