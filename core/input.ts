@@ -71,3 +71,36 @@ export interface InjectOptions {
    */
   signal?: AbortSignal;
 }
+
+/** What the kernel decides about an input it accepts, besides what its source gave. */
+export interface NewInput {
+  id: string;
+  source: string;
+  text: string;
+  /** 0 queued, 1–4 an interrupt of that level. */
+  level: number;
+  /** An internal consolidation input (see Input.consolidation). */
+  consolidation?: boolean;
+  receivedAt: number;
+}
+
+/** The Input made of `facts` and its source's `options`. Throws RangeError for a level not 0–4. */
+export function createInput(facts: NewInput, options: InjectOptions): Input {
+  const { level, source } = facts;
+  if (!Number.isInteger(level) || level < 0 || level > 4) {
+    throw new RangeError(`Cannot inject from "${source}": priority ${level} is not 0–4`);
+  }
+  return {
+    id: facts.id,
+    text: facts.text,
+    source,
+    channel: options.channel ?? source,
+    sender: options.sender,
+    priority: level as PriorityLevel,
+    interrupt: level > 0,
+    ...(facts.consolidation ? { consolidation: true } : {}),
+    receivedAt: facts.receivedAt,
+    meta: options.meta ?? {},
+    ...(options.media?.length ? { media: [...options.media] } : {}),
+  };
+}

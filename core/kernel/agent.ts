@@ -6,9 +6,17 @@ import { EventBus, type KernelNoticeKind } from "../events.ts";
 import type { Clock, Logger } from "../ports.ts";
 import { StageHost } from "./stages.ts";
 import { type RegisteredTool, ToolRegistry } from "./tools.ts";
-import { Cap, type OutputChannel, type OutputMessage, OutputRegistry } from "./output.ts";
+import { OutputRegistry } from "./output.ts";
+import { CONSOLIDATION_CHANNEL, Delivery } from "./delivery.ts";
+import { NoticeGate } from "./notices.ts";
 import { type ContextWindow, RecentContext } from "../prompt/context.ts";
-import type { InjectOptions, Input, PriorityLevel, Reply } from "../input.ts";
+import {
+  createInput,
+  type InjectOptions,
+  type Input,
+  type PriorityLevel,
+  type Reply,
+} from "../input.ts";
 import { EPHEMERAL_META, runTurn, type TurnSettings } from "./turn.ts";
 import type { LlmCaller } from "../llm/call.ts";
 import { Scheduler, type SchedulerSnapshot } from "./scheduler.ts";
@@ -16,11 +24,10 @@ import { EventLoop, type StopResult } from "./event_loop.ts";
 import type { TurnControl } from "./turn_control.ts";
 import { estimateTokens, type TokenCounter } from "../prompt/budget.ts";
 import type { MemorySection } from "../prompt/system_prompt.ts";
-import { errorMessage } from "../errors.ts";
 import { durableReply } from "../prompt/context_persistence.ts";
 import { OwnerQuestions } from "./questions.ts";
 import { RouteRegistry } from "./routes.ts";
-import { describeMedia, type MediaStore } from "../memory/media.ts";
+import type { MediaStore } from "../memory/media.ts";
 import { MediaOutbox } from "./media_turn.ts";
 
 /** The part of the ConfigRegistry the kernel reads. */
@@ -28,13 +35,7 @@ export interface KernelConfig {
   get<T = unknown>(key: string): T;
 }
 
-/** Where the web plugin serves a stored image (DESIGN.md §6, behind the token). */
-export function mediaLink(digest: string): string {
-  return `/api/v1/media/${digest}`;
-}
-
-/** Name of the output channel that receives consolidation replies. */
-export const CONSOLIDATION_CHANNEL = "_consolidation_";
+export { CONSOLIDATION_CHANNEL, mediaLink } from "./delivery.ts";
 
 /** Options of an internal consolidation input. */
 export interface ConsolidationOptions {
@@ -109,10 +110,8 @@ export class Agent {
   readonly routes = new RouteRegistry();
   readonly #options: AgentOptions;
   readonly #loop: EventLoop;
-  readonly #replyTo = new Map<string, (reply: Reply) => void>();
-  readonly #noticeTo = new Map<string, (text: string) => void>();
-  /** Kernel notices in flight, by kind and subject. */
-  readonly #notices = new Set<string>();
+  readonly #delivery: Delivery;
+  readonly #notices: NoticeGate;
   #closed = false;
   /** Set by finish() and close(): new inputs are refused. */
   #refusing = false;
@@ -129,6 +128,17 @@ export class Agent {
     });
     this.context = options.context ?? new RecentContext();
     this.outputs = options.outputs ?? new OutputRegistry();
+    this.#notices = new NoticeGate({
+      events: this.events,
+      logger: options.logger,
+      inject: (text, meta, done) =>
+        this.#accept("kernel", text, { channel: "kernel", meta, onReply: done }, 4).accepted,
+    });
+    this.#delivery = new Delivery({
+      events: this.events,
+      outputs: this.outputs,
+      logger: options.logger,
+    });
     this.questions = new OwnerQuestions({
       clock: options.clock,
       events: this.events,
@@ -140,7 +150,7 @@ export class Agent {
       events: this.events,
       scheduler: new Scheduler({ clock: options.clock, ...this.#schedulerSettings() }),
       run: (input, signal, control) => this.#run(input, signal, control),
-      deliver: (input, reply) => this.#deliver(input, reply),
+      deliver: (input, reply) => this.#delivery.reply(input, reply),
       onChange: () => this.#publishStatus(),
     });
   }
@@ -193,19 +203,7 @@ export class Agent {
    * happens on a later microtask, so a caller deep in a turn is never re-entered.
    */
   kernelNotice(kind: KernelNoticeKind, subject: string, text: string): void {
-    const key = `${kind}:${subject}`;
-    if (this.#closed || this.#notices.has(key)) return;
-    this.#notices.add(key);
-    this.events.publish({ type: "kernel_notice", kind, subject, text });
-    this.#options.logger.warn("Kernel notice", { kind, subject, text });
-    queueMicrotask(() => {
-      const result = this.#accept("kernel", text, {
-        channel: "kernel",
-        meta: { kernelNotice: kind, subject },
-        onReply: () => this.#notices.delete(key),
-      }, 4);
-      if (!result.accepted) this.#notices.delete(key);
-    });
+    if (!this.#closed) this.#notices.raise(kind, subject, text);
   }
 
   /**
@@ -250,7 +248,7 @@ export class Agent {
         reply: (reply: Reply) => {
           if (replied) return;
           replied = true;
-          this.#deliver(task.input, reply);
+          this.#delivery.reply(task.input, reply);
         },
       };
     });
@@ -264,28 +262,7 @@ export class Agent {
    * input's one terminal reply is still owed.
    */
   notify(input: Input, text: string): void {
-    this.events.publish({ type: "notice", turnId: input.id, channel: input.channel, text });
-    const callback = this.#noticeTo.get(input.id);
-    if (callback) {
-      try {
-        callback(text);
-      } catch (error) {
-        this.#options.logger.error("Notice callback threw", {
-          inputId: input.id,
-          error: errorMessage(error),
-        });
-      }
-      return;
-    }
-    const channel = this.outputs.get(input.channel);
-    if (!channel) {
-      this.#options.logger.debug("No output channel for notice", {
-        inputId: input.id,
-        channel: input.channel,
-      });
-      return;
-    }
-    this.#send(channel, { payload: text, meta: { ...input.meta }, type: "text" });
+    this.#delivery.notice(input, text);
   }
 
   /** Every tool the model can see now, re-aggregated from all sources. */
@@ -318,7 +295,7 @@ export class Agent {
     this.#closed = true;
     this.#refusing = true;
     for (const task of this.#loop.shutdown()) {
-      this.#deliver(task.input, {
+      this.#delivery.reply(task.input, {
         inputId: task.input.id,
         channel: task.input.channel,
         text: "The agent is shutting down.",
@@ -335,24 +312,10 @@ export class Agent {
     level: number,
     consolidation = false,
   ): InjectResult {
-    if (!Number.isInteger(level) || level < 0 || level > 4) {
-      throw new RangeError(`Cannot inject from "${source}": priority ${level} is not 0–4`);
-    }
-    const input: Input = {
-      id: this.#options.newId?.() ?? crypto.randomUUID(),
-      text,
-      source,
-      channel: options.channel ?? source,
-      sender: options.sender,
-      priority: level as PriorityLevel,
-      interrupt: level > 0,
-      ...(consolidation ? { consolidation } : {}),
-      receivedAt: this.#options.clock.now(),
-      meta: options.meta ?? {},
-      ...(options.media?.length ? { media: [...options.media] } : {}),
-    };
-    if (options.onReply) this.#replyTo.set(input.id, options.onReply);
-    if (options.onNotice) this.#noticeTo.set(input.id, options.onNotice);
+    const id = this.#options.newId?.() ?? crypto.randomUUID();
+    const receivedAt = this.#options.clock.now();
+    const input = createInput({ id, source, text, level, consolidation, receivedAt }, options);
+    this.#delivery.expect(input.id, options);
     if (!consolidation && input.meta[EPHEMERAL_META] !== true) this.#publishInput(input);
     const reason = this.#refusing
       ? "The agent is shutting down."
@@ -361,7 +324,7 @@ export class Agent {
       : undefined;
     if (reason) {
       this.#options.logger.warn("Input refused", { source, inputId: input.id, reason });
-      this.#deliver(input, {
+      this.#delivery.reply(input, {
         inputId: input.id,
         channel: input.channel,
         text: reason,
@@ -409,80 +372,6 @@ export class Agent {
       toolTimeoutMs: config.get<number>("core.agent.tool_timeout_ms"),
       stream: config.get<boolean>("core.agent.stream"),
     };
-  }
-
-  /** Hand the terminal reply to its sender, or else to the channel's output handler. */
-  #deliver(input: Input, reply: Reply): void {
-    this.events.publish({
-      type: "output",
-      turnId: input.id,
-      channel: reply.channel,
-      text: reply.text,
-      status: reply.status,
-      ...(reply.media?.length ? { media: reply.media } : {}),
-    });
-    const callback = this.#replyTo.get(input.id);
-    this.#replyTo.delete(input.id);
-    this.#noticeTo.delete(input.id);
-    if (callback) {
-      try {
-        callback(reply);
-      } catch (error) {
-        this.#options.logger.error("Reply callback threw", {
-          inputId: input.id,
-          error: errorMessage(error),
-        });
-      }
-      return;
-    }
-    const channel = this.outputs.get(reply.channel);
-    if (!channel && reply.channel === CONSOLIDATION_CHANNEL) {
-      this.#options.logger.debug("Consolidation reply", {
-        inputId: input.id,
-        status: reply.status,
-      });
-      return;
-    }
-    if (!channel) {
-      this.#options.logger.warn("No output channel for reply", {
-        inputId: input.id,
-        channel: reply.channel,
-      });
-      return;
-    }
-    const media = reply.media ?? [];
-    const canShow = (channel.caps & Cap.image) !== 0;
-    // A channel without the image capability gets a line per image: what it is and its link.
-    const links = canShow
-      ? []
-      : media.map((m) => `[image ${describeMedia(m)}: ${mediaLink(m.digest)}]`);
-    this.#send(channel, {
-      payload: [reply.text, ...links].join("\n"),
-      meta: { ...input.meta },
-      type: "text",
-      inputId: input.id,
-    });
-    if (!canShow) return;
-    for (const m of media) {
-      this.#send(channel, {
-        payload: m.digest,
-        meta: { ...input.meta, mime: m.mime, size: m.size, url: mediaLink(m.digest) },
-        type: "image",
-        inputId: input.id,
-      });
-    }
-  }
-
-  /** Hand `message` to a channel on a later microtask; a failure is logged, never thrown. */
-  #send(channel: OutputChannel, message: OutputMessage): void {
-    Promise.resolve()
-      .then(() => channel.handler(message))
-      .catch((error) =>
-        this.#options.logger.error("Output channel failed", {
-          channel: channel.name,
-          error: errorMessage(error),
-        })
-      );
   }
 
   /** Before the scheduler sees it, so every page shows the input ahead of its turn's events. */

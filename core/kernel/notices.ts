@@ -1,10 +1,45 @@
 /**
- * Kernel notices (L4) raised while the daemon is still being built: the provider manager and
- * the memory tiers exist before the agent that injects their notices, so what they raise
- * early waits here and goes in once the agent is attached.
+ * Kernel notices (L4): faults the owner must hear of. `NoticeGate` keeps one per kind and
+ * subject in flight on a running agent; `KernelNotices` holds those raised while the daemon is
+ * still being built (the provider manager and the memory tiers exist before the agent that
+ * injects their notices) until the agent is attached.
  */
-import type { KernelNoticeKind } from "../events.ts";
+import type { EventBus, KernelNoticeKind } from "../events.ts";
 import type { Logger } from "../ports.ts";
+
+/** Options of a NoticeGate. */
+export interface NoticeGateOptions {
+  events: EventBus;
+  logger: Logger;
+  /** Inject the notice's text at L4; `done` is called once it is answered (or refused). */
+  inject(text: string, meta: Record<string, unknown>, done: () => void): boolean;
+}
+
+/** Publishes, logs and injects kernel notices, one per kind and subject at a time. */
+export class NoticeGate {
+  readonly #options: NoticeGateOptions;
+  readonly #inFlight = new Set<string>();
+
+  constructor(options: NoticeGateOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Raise a notice unless one of the same kind and subject is in flight. The injection happens
+   * on a later microtask, so a caller deep in a turn is never re-entered.
+   */
+  raise(kind: KernelNoticeKind, subject: string, text: string): void {
+    const key = `${kind}:${subject}`;
+    if (this.#inFlight.has(key)) return;
+    this.#inFlight.add(key);
+    this.#options.events.publish({ type: "kernel_notice", kind, subject, text });
+    this.#options.logger.warn("Kernel notice", { kind, subject, text });
+    const done = () => this.#inFlight.delete(key);
+    queueMicrotask(() => {
+      if (!this.#options.inject(text, { kernelNotice: kind, subject }, done)) done();
+    });
+  }
+}
 
 /** Where notices go once there is an agent (Agent.kernelNotice). */
 export interface NoticeSink {
