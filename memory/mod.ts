@@ -52,7 +52,7 @@ export { rankMemory, type RecallItem } from "./recall/rank.ts";
 export { EvalQuestion, EvalTurn, fuseRankings, recallAt, reciprocalRank } from "./eval/eval.ts";
 export { readJsonl, runMemoryEval } from "./eval/run.ts";
 export { SqliteUsageStore } from "./stores/usage.ts";
-export { exportMemory, importMemory } from "./cli/portable.ts";
+export { exportMemory, importMemory } from "./portable.ts";
 export { runEvalCommand, runMemoryCommand } from "./cli/commands.ts";
 export { memoryModelCommand, MODEL_USAGE, parseModelArgs, socketAnswers } from "./cli/model.ts";
 export { memoryPluginServices } from "./plugin_services.ts";

@@ -40,7 +40,7 @@ import { type OpenedMedia, openMediaTier, withImageEncoder } from "./media/open.
 import type { MediaTier } from "./media/store.ts";
 import type { MediaStatus } from "../core/mod.ts";
 import { createForgetter } from "./forget/forget.ts";
-import { type ImportCounts, importMemory } from "./cli/portable.ts";
+import { type ImportCounts, importMemory } from "./portable.ts";
 
 /** A document is "related" when its pooled score (top lexical hit = 1) reaches this. */
 const RELATED_FLOOR = 0.35;

@@ -23,7 +23,7 @@ import type { HomePaths } from "../home.ts";
 import { createTextAnalyzer } from "../text/keywords.ts";
 import { openGraphTier } from "../graph/tier.ts";
 import type { GraphStats } from "../graph/db.ts";
-import { exportMemory, type ImportCounts, importMemory, type PortableCounts } from "./portable.ts";
+import { exportMemory, type ImportCounts, importMemory, type PortableCounts } from "../portable.ts";
 import { readHeartbeatStats } from "../loops/heartbeat.ts";
 import type { HeartbeatStats } from "../../core/mod.ts";
 import { join } from "node:path";

@@ -7,9 +7,9 @@ import {
   exportMemory,
   GraphDB,
   importMemory,
-} from "../../../memory/mod.ts";
-import { ManualClock } from "../../fakes/clock.ts";
-import { MemoryLogger } from "../../fakes/logger.ts";
+} from "../../memory/mod.ts";
+import { ManualClock } from "../fakes/clock.ts";
+import { MemoryLogger } from "../fakes/logger.ts";
 
 const analyzer = await createTextAnalyzer();
 

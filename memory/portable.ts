@@ -5,9 +5,9 @@
  * are recomputed on import.
  */
 import { z } from "zod";
-import type { Triple } from "../../core/mod.ts";
-import type { DocStore } from "../docs/store.ts";
-import type { GraphDB } from "../graph/db.ts";
+import type { Triple } from "../core/mod.ts";
+import type { DocStore } from "./docs/store.ts";
+import type { GraphDB } from "./graph/db.ts";
 
 const FORMAT = "homeagent-memory";
 
