@@ -11,7 +11,9 @@ import { busy, kernelState, live, stopTurn } from "./_chat_store.ts";
 import { connectEvents, questions } from "./_live.ts";
 import { Login } from "./_login_form.ts";
 import { MemoryView } from "./_memory.ts";
-import { AgentsView, KnowledgeView, LlmView, PluginsView, SettingsView } from "./_panels.ts";
+import { AgentsView, KnowledgeView, LlmView } from "./_panels.ts";
+import { PluginsView } from "./_plugins.ts";
+import { SettingsView } from "./_settings.ts";
 import { SkillsView } from "./_skills.ts";
 import { loadMarkdown } from "./_lazy.ts";
 
