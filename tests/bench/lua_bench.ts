@@ -13,7 +13,7 @@
 import { createLuaVm } from "../../adapters/mod.ts";
 import { silentLogger } from "../../core/mod.ts";
 import { RUNAWAYS, writeLuaPlugin } from "../fixtures/lua_runaways.ts";
-import { createHarness } from "../plugins/_support.ts";
+import { createHarness } from "../plugins/host/_support.ts";
 import { type Figure, quantile, round } from "./_figure.ts";
 
 const LIMIT_MS = 500;

@@ -18,7 +18,7 @@
  * again (restart backoff set to 0 for the measurement; the real first backoff is 1 s on top).
  */
 import type { RegisteredTool } from "../../core/mod.ts";
-import { createHarness } from "../plugins/_support.ts";
+import { createHarness } from "../plugins/host/_support.ts";
 import { type Figure, quantile, round } from "./_figure.ts";
 
 const WARMUP = 200;

@@ -12,7 +12,7 @@
 // deno-lint-ignore-file no-console
 import { join } from "node:path";
 import { type FakeRequest, reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
-import { copyFixture } from "../plugins/_support.ts";
+import { copyFixture } from "../plugins/host/_support.ts";
 import { tinyEmbeddingModel } from "../fixtures/tiny_onnx.ts";
 
 const [bundle, place, ortDir] = Deno.args as [string, string, string];

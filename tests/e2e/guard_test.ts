@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type FakeRequest, reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
 import { runMain, type RunningDaemon, startServe } from "../fakes/daemon.ts";
 import { inputText } from "../fakes/scripted_agent.ts";
-import { copyFixture } from "../plugins/_support.ts";
+import { copyFixture } from "../plugins/host/_support.ts";
 
 const firstUser = (r: FakeRequest) => inputText(r.body as { messages: { role: string }[] });
 

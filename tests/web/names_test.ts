@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createApp } from "../../web/mod.ts";
-import { createHarness, TRAVERSAL_NAMES } from "../plugins/_support.ts";
+import { createHarness, TRAVERSAL_NAMES } from "../plugins/host/_support.ts";
 import { bearer, fakeWeb } from "./_deps.ts";
 
 /** 400 bad_name; "." and ".." segments are resolved by URL parsing first (a 404 elsewhere). */

@@ -7,7 +7,7 @@ import {
   startFakeOpenAI,
 } from "../../fixtures/fake_llm.ts";
 import { runMain, type RunningDaemon, startServe } from "../../fakes/daemon.ts";
-import { copyFixture } from "../_support.ts";
+import { copyFixture } from "../host/_support.ts";
 
 /** A temporary home, a fake LLM and a daemon over both; disposing stops and removes all. */
 export interface PluginDaemon extends AsyncDisposable {

@@ -10,7 +10,7 @@ import {
 } from "../../../../plugins/mod.ts";
 import { createTestKernel } from "../../../fakes/kernel.ts";
 import { startPlugin } from "../../../fakes/plugin_host.ts";
-import { callTool } from "../../_support.ts";
+import { callTool } from "../../host/_support.ts";
 
 /** A fake ClawHub: `/api/v1/search` and `/api/v1/download`, recording what it was asked. */
 function startFakeClawHub() {

@@ -5,7 +5,7 @@ import { systemClock } from "../../../../adapters/mod.ts";
 import { createMcpPlugin, type McpPlugin, registerMcpDefaults } from "../../../../plugins/mod.ts";
 import { createTestKernel, type TestKernel } from "../../../fakes/kernel.ts";
 import { startPlugin } from "../../../fakes/plugin_host.ts";
-import { callTool } from "../../_support.ts";
+import { callTool } from "../../host/_support.ts";
 
 /** The repo's deno.json, for fixtures that import the SDK by its bare name. */
 export const CONFIG = new URL("../../../../deno.json", import.meta.url).pathname;

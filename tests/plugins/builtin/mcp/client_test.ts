@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { parseToolArguments } from "../../../../core/mod.ts";
 import { ManualClock } from "../../../fakes/clock.ts";
 import { peerCommand, startEverythingHttp } from "../../../fixtures/mcp/peers.ts";
-import { waitFor } from "../../_support.ts";
+import { waitFor } from "../../host/_support.ts";
 import { startMcp, toyCommand } from "./_support.ts";
 
 Deno.test("mcp plugin offers server-everything's tools as <server>_<tool> and calls them", async () => {

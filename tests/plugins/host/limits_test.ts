@@ -6,9 +6,9 @@
  * breaker, and a failed start is one crash on the documented restart schedule.
  */
 import assert from "node:assert/strict";
-import type { KernelEvent } from "../../core/mod.ts";
-import { ErrorCode } from "../../plugins/sdk/protocol.ts";
-import { flushMicrotasks, ManualClock } from "../fakes/clock.ts";
+import type { KernelEvent } from "../../../core/mod.ts";
+import { ErrorCode } from "../../../plugins/sdk/protocol.ts";
+import { flushMicrotasks, ManualClock } from "../../fakes/clock.ts";
 import { createHarness, type PluginHarness, stageContext, waitFor } from "./_support.ts";
 
 async function stats(h: PluginHarness): Promise<{ echoes: number; stageRuns: number }> {

@@ -5,9 +5,9 @@
  * chat right after; a VM that ran out of memory is ended and its plugin restarted small.
  */
 import assert from "node:assert/strict";
-import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
-import { runawayCases, writeLuaPlugin } from "../fixtures/lua_runaways.ts";
-import { ManualClock } from "../fakes/clock.ts";
+import { reply, startFakeOpenAI } from "../../fixtures/fake_llm.ts";
+import { runawayCases, writeLuaPlugin } from "../../fixtures/lua_runaways.ts";
+import { ManualClock } from "../../fakes/clock.ts";
 import { createHarness, type PluginHarness, waitFor } from "./_support.ts";
 
 const MEMORY = 32 * 1024 * 1024;

@@ -1,8 +1,8 @@
 /** .hmap packages: install, upgrade keeping data, uninstall, and every refusal case. */
 import assert from "node:assert/strict";
 import { zipSync } from "fflate";
-import { buildHmap, readHmap } from "../../plugins/mod.ts";
-import { echoHmap } from "../fixtures/build_echo_hmap.ts";
+import { buildHmap, readHmap } from "../../../plugins/mod.ts";
+import { echoHmap } from "../../fixtures/build_echo_hmap.ts";
 import { createHarness } from "./_support.ts";
 
 const manifest = (extra: Record<string, unknown> = {}) =>
@@ -71,7 +71,7 @@ Deno.test("readHmap refuses traversal, absolute paths, links, oversize, unknown 
 });
 
 Deno.test("The committed echo.hmap is the reproducible build of the echo fixture", async () => {
-  const committed = await Deno.readFile(new URL("../fixtures/echo.hmap", import.meta.url));
+  const committed = await Deno.readFile(new URL("../../fixtures/echo.hmap", import.meta.url));
   assert.deepEqual(committed, await echoHmap());
   const pkg = await readHmap(committed);
   assert.equal(pkg.manifest.name, "echo");

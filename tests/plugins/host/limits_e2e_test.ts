@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runMain, startServe } from "../fakes/daemon.ts";
+import { runMain, startServe } from "../../fakes/daemon.ts";
 import { copyFixture } from "./_support.ts";
 
 /** A field of /proc/PID/status in MB (VmRSS, VmHWM = peak RSS). */

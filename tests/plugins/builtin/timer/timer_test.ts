@@ -6,12 +6,12 @@ import {
   type Plugin,
   type RecentContext,
   silentLogger,
-} from "../../../core/mod.ts";
-import { createTimerPlugin } from "../../../plugins/builtin/timer/mod.ts";
-import { type TimerRecord, TimerStore } from "../../../plugins/builtin/timer/store.ts";
-import { Timers } from "../../../plugins/builtin/timer/timers.ts";
-import { ManualClock } from "../../fakes/clock.ts";
-import { createScriptedAgent, inputText, settle } from "../../fakes/scripted_agent.ts";
+} from "../../../../core/mod.ts";
+import { createTimerPlugin } from "../../../../plugins/builtin/timer/mod.ts";
+import { type TimerRecord, TimerStore } from "../../../../plugins/builtin/timer/store.ts";
+import { Timers } from "../../../../plugins/builtin/timer/timers.ts";
+import { ManualClock } from "../../../fakes/clock.ts";
+import { createScriptedAgent, inputText, settle } from "../../../fakes/scripted_agent.ts";
 
 const MINUTE = 60_000;
 

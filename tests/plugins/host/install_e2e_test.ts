@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
-import { CliClient } from "../../plugins/mod.ts";
-import { runMain, startServe } from "../fakes/daemon.ts";
+import { reply, startFakeOpenAI } from "../../fixtures/fake_llm.ts";
+import { CliClient } from "../../../plugins/mod.ts";
+import { runMain, startServe } from "../../fakes/daemon.ts";
 
-const HMAP = new URL("../fixtures/echo.hmap", import.meta.url).pathname;
+const HMAP = new URL("../../fixtures/echo.hmap", import.meta.url).pathname;
 
 Deno.test("main.ts plugin install echo.hmap installs a plugin whose tool the model calls, without a restart", async () => {
   await using server = startFakeOpenAI({

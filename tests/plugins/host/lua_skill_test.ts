@@ -1,7 +1,7 @@
 /** Lua plugins (sandbox, budget, SDK surface) and SKILL plugins (index, skill_load). */
 import assert from "node:assert/strict";
-import type { StageContext } from "../../core/mod.ts";
-import { parseSkill } from "../../plugins/mod.ts";
+import type { StageContext } from "../../../core/mod.ts";
+import { parseSkill } from "../../../plugins/mod.ts";
 import { copyFixture, createHarness } from "./_support.ts";
 
 Deno.test("A Lua plugin registers tools and a stage, reads settings and JSON", async () => {

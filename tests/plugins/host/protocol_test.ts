@@ -1,6 +1,6 @@
 /** The protocol test: every method against the example plugins (docs/PLUGIN_PROTOCOL.md). */
 import assert from "node:assert/strict";
-import { ErrorCode } from "../../plugins/sdk/protocol.ts";
+import { ErrorCode } from "../../../plugins/sdk/protocol.ts";
 import { createHarness, stageContext as context, waitFor } from "./_support.ts";
 
 async function kernelCall(

@@ -1,8 +1,8 @@
 /** Installed plugin folders: interrupted installs are finished or undone, deletes stay inside. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { recoverInstalls, removeInstalled } from "../../plugins/mod.ts";
-import { MemoryLogger } from "../fakes/logger.ts";
+import { recoverInstalls, removeInstalled } from "../../../plugins/mod.ts";
+import { MemoryLogger } from "../../fakes/logger.ts";
 import { copyFixture, createHarness, TRAVERSAL_NAMES } from "./_support.ts";
 
 const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);

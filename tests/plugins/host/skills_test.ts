@@ -1,15 +1,15 @@
 /** Skills as others write them: <home>/skills without plugin.json, and npm skill packages. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { systemClock } from "../../adapters/mod.ts";
+import { systemClock } from "../../../adapters/mod.ts";
 import {
   createSkillInstaller,
   HomeSkills,
   parseSkill,
   referencedFiles,
   type SkillInstaller,
-} from "../../plugins/mod.ts";
-import { buildTarGz, integrityOf, startFakeNpm, type TarEntry } from "../fixtures/fake_npm.ts";
+} from "../../../plugins/mod.ts";
+import { buildTarGz, integrityOf, startFakeNpm, type TarEntry } from "../../fixtures/fake_npm.ts";
 import { createHarness, type PluginHarness } from "./_support.ts";
 
 const SKILL = `---

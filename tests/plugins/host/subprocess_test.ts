@@ -1,6 +1,6 @@
 /** Subprocess plugins: the sandbox, per-call timeouts, bad frames, crash restarts and hot reload. */
 import assert from "node:assert/strict";
-import { ManualClock } from "../fakes/clock.ts";
+import { ManualClock } from "../../fakes/clock.ts";
 import { createHarness, waitFor } from "./_support.ts";
 
 Deno.test("Permissions: reading outside, env, undeclared net, run and writing outside are refused; the kernel carries on", async () => {

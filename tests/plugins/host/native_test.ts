@@ -6,7 +6,7 @@ import {
   currentPlatform,
   defaultImportMap,
   supportsPlatform,
-} from "../../plugins/mod.ts";
+} from "../../../plugins/mod.ts";
 import { copyFixture, createHarness, FIXTURES, type PluginHarness } from "./_support.ts";
 
 /** A native entry (a shell script) that runs the echo fixture: a real protocol speaker. */

@@ -6,9 +6,9 @@ import {
   JsonRpcPeer,
   LineSplitter,
   RpcError,
-} from "../../plugins/sdk/mod.ts";
-import { parseManifest } from "../../plugins/mod.ts";
-import { ManualClock } from "../fakes/clock.ts";
+} from "../../../plugins/sdk/mod.ts";
+import { parseManifest } from "../../../plugins/mod.ts";
+import { ManualClock } from "../../fakes/clock.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

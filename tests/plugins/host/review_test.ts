@@ -6,7 +6,7 @@ import {
   type ConfirmIo,
   parseManifest,
   reviewManifest,
-} from "../../plugins/mod.ts";
+} from "../../../plugins/mod.ts";
 
 const manifest = (extra: Record<string, unknown>) =>
   parseManifest(JSON.stringify({

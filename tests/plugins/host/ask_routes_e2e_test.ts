@@ -4,8 +4,8 @@
  * whose refusals keep their status. A plugin without the capability is refused.
  */
 import assert from "node:assert/strict";
-import { runMain } from "../fakes/daemon.ts";
-import { type PluginDaemon, startPluginDaemon } from "./builtin/_daemon.ts";
+import { runMain } from "../../fakes/daemon.ts";
+import { type PluginDaemon, startPluginDaemon } from "../builtin/_daemon.ts";
 
 interface Question {
   id: string;

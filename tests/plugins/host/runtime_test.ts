@@ -1,7 +1,7 @@
 /** What Deno plugins run on when HomeAgent is a compiled binary or a bundle (plugins/host/runtime.ts). */
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { defaultImportMap, pluginRuntime } from "../../plugins/mod.ts";
+import { defaultImportMap, pluginRuntime } from "../../../plugins/mod.ts";
 import { createHarness } from "./_support.ts";
 
 const deno = Deno.execPath();

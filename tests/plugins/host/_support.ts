@@ -6,19 +6,19 @@ import {
   type StageContext,
   type StageName,
   type ToolResult,
-} from "../../core/mod.ts";
-import { executeTool } from "../../core/mod.ts";
-import { systemClock } from "../../adapters/mod.ts";
+} from "../../../core/mod.ts";
+import { executeTool } from "../../../core/mod.ts";
+import { systemClock } from "../../../adapters/mod.ts";
 import {
   defaultImportMap,
   PluginRegistry,
   type PluginRegistryOptions,
   registerPluginDefaults,
-} from "../../plugins/mod.ts";
-import { createTestKernel, type TestKernel, type TestSource } from "../fakes/kernel.ts";
+} from "../../../plugins/mod.ts";
+import { createTestKernel, type TestKernel, type TestSource } from "../../fakes/kernel.ts";
 
 /** Folder of the example plugins. */
-export const FIXTURES = new URL("../fixtures/plugins/", import.meta.url).pathname;
+export const FIXTURES = new URL("../../fixtures/plugins/", import.meta.url).pathname;
 
 /** Names that must never reach the disk as a plugin name (issue 11: `plugin uninstall ../..`). */
 export const TRAVERSAL_NAMES = [

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { deflateSync } from "fflate";
 import { Buffer } from "node:buffer";
-import { readHmap } from "../../plugins/mod.ts";
+import { readHmap } from "../../../plugins/mod.ts";
 
 const MB = 1024 * 1024;
 const text = (s: string) => new TextEncoder().encode(s);
