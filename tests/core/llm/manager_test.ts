@@ -12,20 +12,10 @@ import type { ChatRequest } from "../../../core/llm/provider.ts";
 import { ProviderManager } from "../../../core/llm/manager.ts";
 import type { LlmCallListener } from "../../../core/llm/call.ts";
 import { ManualClock } from "../../fakes/clock.ts";
-import { type FakeLLMServer, reply, startFakeOpenAI } from "../../fixtures/fake_llm.ts";
+import { fakeSource } from "../../fakes/sources.ts";
+import { reply, startFakeOpenAI } from "../../fixtures/fake_llm.ts";
 
 const hello: ChatRequest = { messages: [{ role: "user", content: "Hi" }] };
-
-function source(name: string, server: FakeLLMServer, extra: Partial<SourceConfig> = {}) {
-  return {
-    name,
-    adapter: "openai",
-    baseUrl: server.url,
-    model: `model-${name}`,
-    enabled: true,
-    ...extra,
-  };
-}
 
 interface ManagerOptions {
   /** The manager's clock (retry delays). */
@@ -69,7 +59,7 @@ function recorder(): { lines: string[]; listener: LlmCallListener } {
 Deno.test("ProviderManager answers from the first source with source, model and timings", async () => {
   await using a = startFakeOpenAI();
   a.enqueue(reply.text("Hello"));
-  const manager = managerOf([source("a", a)]);
+  const manager = managerOf([fakeSource("a", a)]);
   const { lines, listener } = recorder();
   const result = await manager.call(hello, { listener });
   assert.equal(result.response.text, "Hello");
@@ -99,7 +89,7 @@ Deno.test("ProviderManager answers from the first source with source, model and 
 Deno.test("ProviderManager makes a non-streamed call when asked", async () => {
   await using a = startFakeOpenAI();
   a.enqueue(reply.text("Whole"));
-  const manager = managerOf([source("a", a)]);
+  const manager = managerOf([fakeSource("a", a)]);
   const result = await manager.call(hello, { stream: false });
   assert.equal(result.response.text, "Whole");
   assert.equal(result.firstTokenMs, undefined);
@@ -110,7 +100,7 @@ Deno.test("ProviderManager falls back on 401 and skips the source until its conf
   await using a = startFakeOpenAI();
   await using b = startFakeOpenAI({ fallback: reply.text("from b") });
   a.enqueue(reply.status(401, "Incorrect API key"));
-  const sources = [source("a", a, { apiKey: "old" }), source("b", b)];
+  const sources = [fakeSource("a", a, { apiKey: "old" }), fakeSource("b", b)];
   const manager = managerOf(sources);
   const { lines, listener } = recorder();
 
@@ -136,7 +126,7 @@ Deno.test("ProviderManager retries a 500 once, then falls back", async () => {
   await using b = startFakeOpenAI();
   a.enqueue(reply.status(500, "boom"), reply.status(502, "bad gateway"));
   b.enqueue(reply.text("from b"));
-  const manager = managerOf([source("a", a), source("b", b)], { retryDelayMs: 5 });
+  const manager = managerOf([fakeSource("a", a), fakeSource("b", b)], { retryDelayMs: 5 });
   const { lines, listener } = recorder();
   const result = await manager.call(hello, { listener });
   assert.equal(result.source, "b");
@@ -155,7 +145,7 @@ Deno.test("ProviderManager keeps a source whose retry succeeds", async () => {
   await using a = startFakeOpenAI();
   await using b = startFakeOpenAI();
   a.enqueue(reply.status(503, "busy"), reply.text("second try"));
-  const manager = managerOf([source("a", a), source("b", b)]);
+  const manager = managerOf([fakeSource("a", a), fakeSource("b", b)]);
   const result = await manager.call(hello);
   assert.equal(result.source, "a");
   assert.equal(result.response.text, "second try");
@@ -169,7 +159,7 @@ Deno.test("ProviderManager falls back on timeout after one retry", async () => {
   a.enqueue(reply.hang(), reply.hang());
   b.enqueue(reply.text("from b"));
   const adapterClock = new ManualClock();
-  const manager = managerOf([source("a", a), source("b", b)], { adapterClock });
+  const manager = managerOf([fakeSource("a", a), fakeSource("b", b)], { adapterClock });
   const { lines, listener } = recorder();
   const answer = manager.call(hello, { listener });
   await a.waitForRequests(1);
@@ -187,7 +177,7 @@ Deno.test("ProviderManager falls back on garbage after one retry", async () => {
   await using b = startFakeOpenAI();
   a.enqueue(reply.garbage(), reply.garbage());
   b.enqueue(reply.text("from b"));
-  const manager = managerOf([source("a", a), source("b", b)]);
+  const manager = managerOf([fakeSource("a", a), fakeSource("b", b)]);
   const { lines, listener } = recorder();
   assert.equal((await manager.call(hello, { listener })).source, "b");
   assert.equal(a.requests.length, 2);
@@ -201,7 +191,7 @@ Deno.test("ProviderManager falls back without retry on bad request, and on an ov
     reply.status(400, "Unknown parameter"),
     reply.status(400, "prompt is too long"),
   );
-  const manager = managerOf([source("a", a), source("b", b)]);
+  const manager = managerOf([fakeSource("a", a), fakeSource("b", b)]);
   const { lines, listener } = recorder();
   assert.equal((await manager.call(hello, { listener })).source, "b");
   assert.equal((await manager.call(hello, { listener })).source, "b");
@@ -221,7 +211,7 @@ Deno.test("ProviderManager resets partial text when a stream fails, then the nex
     reply.text("Partial answer again", { cut: "drop" }),
   );
   b.enqueue(reply.text("Full b"));
-  const manager = managerOf([source("a", a), source("b", b)]);
+  const manager = managerOf([fakeSource("a", a), fakeSource("b", b)]);
   const { lines, listener } = recorder();
   const result = await manager.call(hello, { listener });
   assert.equal(result.response.text, "Full b");
@@ -240,7 +230,7 @@ Deno.test("ProviderManager throws AllProvidersFailedError naming each source", a
   await using b = startFakeOpenAI();
   a.enqueue(reply.status(401, "Incorrect API key"));
   b.enqueue(reply.status(500, "down"), reply.status(500, "still down"));
-  const manager = managerOf([source("a", a), source("b", b)]);
+  const manager = managerOf([fakeSource("a", a), fakeSource("b", b)]);
   const { lines, listener } = recorder();
   await assert.rejects(manager.call(hello, { listener }), (error: unknown) => {
     assert.ok(error instanceof AllProvidersFailedError);
@@ -271,7 +261,7 @@ Deno.test("ProviderManager turns a user abort into AbortedError without fallback
   await using b = startFakeOpenAI();
   a.enqueue(reply.slowText("A slow answer that the user stops", { chunkDelayMs: 20 }));
   b.enqueue(reply.text("never"));
-  const manager = managerOf([source("a", a), source("b", b)]);
+  const manager = managerOf([fakeSource("a", a), fakeSource("b", b)]);
   const controller = new AbortController();
   const { lines, listener } = recorder();
   const abortOnFirstText: LlmCallListener = {
@@ -296,7 +286,7 @@ Deno.test("ProviderManager stops waiting for a retry when the user aborts", asyn
   await using a = startFakeOpenAI();
   a.enqueue(reply.status(500, "boom"));
   const clock = new ManualClock();
-  const manager = managerOf([source("a", a)], { clock, retryDelayMs: 10_000 });
+  const manager = managerOf([fakeSource("a", a)], { clock, retryDelayMs: 10_000 });
   const controller = new AbortController();
   const answer = manager.call(hello, { signal: controller.signal });
   await a.waitForRequests(1);
@@ -310,14 +300,14 @@ Deno.test("ProviderManager stops waiting for a retry when the user aborts", asyn
 Deno.test("ProviderManager picks up a config change on the next call", async () => {
   await using one = startFakeOpenAI({ fallback: reply.text("from one") });
   await using two = startFakeOpenAI({ fallback: reply.text("from two") });
-  const sources: SourceConfig[] = [source("main", one)];
+  const sources: SourceConfig[] = [fakeSource("main", one)];
   const manager = managerOf(sources);
   assert.equal((await manager.call(hello)).response.text, "from one");
-  sources[0] = source("main", two, { model: "model-new" });
+  sources[0] = fakeSource("main", two, { model: "model-new" });
   const result = await manager.call(hello);
   assert.equal(result.response.text, "from two");
   assert.equal(two.requests[0]?.body.model, "model-new");
-  sources.unshift(source("first", one));
+  sources.unshift(fakeSource("first", one));
   assert.equal((await manager.call(hello)).source, "first");
 });
 
@@ -334,8 +324,8 @@ Deno.test("ProviderManager reports the window of the first usable source", async
   await using b = startFakeOpenAI({ fallback: reply.text("ok") });
   a.enqueue(reply.status(403, "Forbidden"));
   const manager = managerOf([
-    source("a", a, { contextWindow: 1000 }),
-    source("b", b, { contextWindow: 2000 }),
+    fakeSource("a", a, { contextWindow: 1000 }),
+    fakeSource("b", b, { contextWindow: 2000 }),
   ]);
   assert.equal(manager.hasSources(), true);
   assert.equal(manager.maxContextTokens(), 1000);
@@ -345,7 +335,7 @@ Deno.test("ProviderManager reports the window of the first usable source", async
 
 Deno.test("ProviderManager skips a source it cannot build until its config changes", async () => {
   await using b = startFakeOpenAI({ fallback: reply.text("from b") });
-  const sources: SourceConfig[] = [source("a", b, { adapter: "nope" }), source("b", b)];
+  const sources: SourceConfig[] = [fakeSource("a", b, { adapter: "nope" }), fakeSource("b", b)];
   const manager = managerOf(sources);
   assert.equal((await manager.call(hello)).source, "b");
   const [health] = manager.health();
@@ -361,7 +351,7 @@ Deno.test("ProviderManager treats a provider that throws as a failed source", as
   const manager = new ProviderManager({
     clock: systemClock,
     logger: silentLogger,
-    sources: () => [source("a", b, { adapter: "broken" }), source("b", b)],
+    sources: () => [fakeSource("a", b, { adapter: "broken" }), fakeSource("b", b)],
     factory: (config) => {
       if (config.adapter !== "broken") return real(config);
       return {

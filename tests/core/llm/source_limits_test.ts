@@ -9,21 +9,11 @@ import type { LlmCallListener } from "../../../core/llm/call.ts";
 import { dayOf } from "../../../core/llm/usage.ts";
 import { MemoryUsageLedger } from "../../fakes/usage_ledger.ts";
 import { estimateTokens } from "../../../core/prompt/budget.ts";
-import { type FakeLLMServer, reply, startFakeOpenAI } from "../../fixtures/fake_llm.ts";
+import { reply, startFakeOpenAI } from "../../fixtures/fake_llm.ts";
 import { ManualClock } from "../../fakes/clock.ts";
+import { fakeSource } from "../../fakes/sources.ts";
 
 const hello: ChatRequest = { messages: [{ role: "user", content: "Hi" }] };
-
-function source(name: string, server: FakeLLMServer, extra: Partial<SourceConfig> = {}) {
-  return {
-    name,
-    adapter: "openai",
-    baseUrl: server.url,
-    model: `m-${name}`,
-    enabled: true,
-    ...extra,
-  };
-}
 
 function managerOf(sources: SourceConfig[], usage = new MemoryUsageLedger()) {
   const manager = new ProviderManager({
@@ -56,7 +46,7 @@ function bigRequest(lines: number): ChatRequest {
 
 Deno.test("ProviderManager keeps at most max_concurrent calls in flight per source", async () => {
   await using a = startFakeOpenAI({ fallback: reply.slowText("ok ok ok", { chunkDelayMs: 15 }) });
-  const { manager } = managerOf([source("a", a, { maxConcurrent: 2 })]);
+  const { manager } = managerOf([fakeSource("a", a, { maxConcurrent: 2 })]);
   let peak = 0;
   const listener: LlmCallListener = {
     onEvent: () => (peak = Math.max(peak, manager.health()[0]!.inFlight)),
@@ -75,7 +65,7 @@ Deno.test("ProviderManager records usage per source per day and skips a source p
     fallback: reply.text("a", { usage: { prompt: 60, completion: 50, cached: 20 } }),
   });
   await using b = startFakeOpenAI({ fallback: reply.text("b") });
-  const sources = [source("a", a, { dailyTokenCap: 200 }), source("b", b)];
+  const sources = [fakeSource("a", a, { dailyTokenCap: 200 }), fakeSource("b", b)];
   const { manager, usage } = managerOf(sources);
   assert.equal((await manager.call(hello)).source, "a");
   assert.equal((await manager.call(hello)).source, "a");
@@ -116,7 +106,7 @@ Deno.test("ProviderManager prunes the context and retries once on overflow befor
     ),
     (request) => reply.text(`fits with ${request.body.messages.length} messages`),
   );
-  const { manager } = managerOf([source("a", a, { contextWindow: 8192 })]);
+  const { manager } = managerOf([fakeSource("a", a, { contextWindow: 8192 })]);
   const pruned: string[] = [];
   const request = bigRequest(120);
   const before = requestTokens(request, estimateTokens);
@@ -136,7 +126,7 @@ Deno.test("ProviderManager prunes the context and retries once on overflow befor
 
 Deno.test("ProviderManager's overflow guard prunes a request over the window before sending", async () => {
   await using a = startFakeOpenAI({ fallback: reply.text("ok") });
-  const { manager } = managerOf([source("a", a, { contextWindow: 1000 })]);
+  const { manager } = managerOf([fakeSource("a", a, { contextWindow: 1000 })]);
   const reasons: string[] = [];
   const listener: LlmCallListener = { onPrune: (_s, reason) => reasons.push(reason) };
   await manager.call(bigRequest(20), { listener }); // 913 tokens: within the window
@@ -184,7 +174,7 @@ Deno.test("ProviderManager records the tokens of stopped and cut calls, so the d
     reply.text("Its retry breaks off too.", { cut: "drop" }),
     reply.text("never sent"),
   );
-  const sources = [source("a", a, { dailyTokenCap: 600 })];
+  const sources = [fakeSource("a", a, { dailyTokenCap: 600 })];
   const { manager, usage } = managerOf(sources);
   const prompt = requestTokens(longHello, estimateTokens);
   const stop = new AbortController();
@@ -219,7 +209,7 @@ Deno.test("ProviderManager counts the prompt of a timed-out call and nothing for
   const manager = new ProviderManager({
     clock: systemClock,
     logger: silentLogger,
-    sources: () => [source("a", a)],
+    sources: () => [fakeSource("a", a)],
     factory: createProviderFactory({
       clock: adapterClock,
       logger: silentLogger,
@@ -241,7 +231,7 @@ Deno.test("ProviderManager counts the prompt of a timed-out call and nothing for
 
 Deno.test("ProviderManager never cuts the persona or the user's text: what cannot fit is refused unsent", async () => {
   await using a = startFakeOpenAI({ fallback: reply.text("never") });
-  const { manager } = managerOf([source("a", a, { contextWindow: 8192 })]);
+  const { manager } = managerOf([fakeSource("a", a, { contextWindow: 8192 })]);
   const persona = `You are helpful. ${"Rule. ".repeat(6000)}`; // ~9,000 tokens, no timeline
   const request: ChatRequest = {
     messages: [{ role: "system", content: persona }, { role: "user", content: "Hi" }],
