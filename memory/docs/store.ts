@@ -31,6 +31,9 @@ import {
   writeDocFile,
 } from "./_files.ts";
 import { DocVectors } from "./vectors.ts";
+
+/** A new document's record, as the store writes one (the evaluation builds its corpus by it). */
+export { newDocument } from "./_files.ts";
 import type { CheckpointResult } from "../sqlite.ts";
 import { planDocuments, writeNewFiles } from "./_insert.ts";
 

@@ -7,7 +7,7 @@ import type { Clock, Logger } from "../../core/mod.ts";
 import type { Embedder } from "../../core/mod.ts";
 import type { EvalTierPlugin } from "./eval.ts";
 import { distillText } from "../loops/distiller.ts";
-import { fallbackTriples } from "../loops/_archive.ts";
+import { fallbackTriples } from "../loops/heartbeat.ts";
 import { openGraphTier } from "../graph/tier.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import type { RecallSettingsSource } from "../recall/config.ts";

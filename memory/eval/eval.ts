@@ -15,7 +15,7 @@ import {
   RelevanceContext,
 } from "../../core/mod.ts";
 import { DocStore } from "../docs/store.ts";
-import { newDocument } from "../docs/_files.ts";
+import { newDocument } from "../docs/store.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { rankMemory } from "../recall/rank.ts";
 import { defaultRecallSettings, type RecallSettings } from "../recall/config.ts";
