@@ -48,7 +48,7 @@ const ROOMS: Record<string, Record<string, string[]>> = {
     graph: ["text", "embed", "recall", "docs"],
     knowledge: ["text", "recall", "docs"],
     media: ["image", "embed", "graph"],
-    loops: ["text", "log"],
+    loops: ["text", "log", "graph"],
     forget: ["docs", "graph", "knowledge", "log"],
     ".": [
       "text",

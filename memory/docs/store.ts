@@ -22,15 +22,9 @@ import { mergeHits, mixScores } from "../recall/mix.ts";
 import { embedQuery, queryTerms, type RecallQuery } from "../recall/query.ts";
 import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
 import { Bm25Index } from "../text/bm25.ts";
-import {
-  contentHash,
-  type DocRecord,
-  listDocIds,
-  readDocFile,
-  removeDocFile,
-  writeDocFile,
-} from "./_files.ts";
+import { contentHash, type DocRecord, readDocFile, removeDocFile, writeDocFile } from "./_files.ts";
 import { DocVectors } from "./vectors.ts";
+import { loadMemoryIndex, reconcileFiles } from "./_open.ts";
 
 /** A new document's record, as the store writes one (the evaluation builds its corpus by it). */
 export { newDocument } from "./_files.ts";
@@ -75,9 +69,16 @@ export class DocStore implements DocumentStore {
   /** Open the folder: reconcile the index with the files, load the vectors, report stale ones. */
   static async open(options: DocStoreOptions): Promise<DocStore> {
     await Deno.mkdir(options.dir, { recursive: true });
-    const store = new DocStore(options, await openDocIndex(options.dir, options.logger));
-    await store.#reconcile();
-    store.#loadVectors();
+    const db = await openDocIndex(options.dir, options.logger);
+    const store = new DocStore(options, db);
+    await reconcileFiles({
+      db,
+      dir: options.dir,
+      logger: options.logger,
+      read: (id) => store.#read(id),
+      indexFound: (record) => store.#indexFound(record),
+    });
+    loadMemoryIndex(db, { words: store.#words, vectors: store.#vectors }, options);
     return store;
   }
 
@@ -365,27 +366,6 @@ export class DocStore implements DocumentStore {
     }
   }
 
-  async #reconcile(): Promise<void> {
-    // Rows before files: a writer writes a document's file before it commits its row, so every
-    // row read here has its file in the listing unless that file is really gone.
-    const indexed = new Set(this.#db.ids());
-    const files = new Set(await listDocIds(this.#o.dir));
-    for (const id of indexed) {
-      if (!files.has(id)) this.#db.remove(id);
-    }
-    const missing = [...files].filter((id) => !indexed.has(id));
-    if (missing.length > 0) {
-      this.#o.logger.info("Indexing document files", { count: missing.length });
-    }
-    for (const [i, id] of missing.entries()) {
-      const record = await this.#read(id);
-      if (record) this.#indexFound(record);
-      if ((i + 1) % 5000 === 0) {
-        this.#o.logger.info("Indexing document files", { done: i + 1, total: missing.length });
-      }
-    }
-  }
-
   /**
    * Index a file found on disk unless its content or id is indexed already. Check and insert
    * are one transaction: another process (a concurrent import) may commit the same document
@@ -399,26 +379,5 @@ export class DocStore implements DocumentStore {
       return true;
     });
     if (fresh) this.#indexMemory(record, terms);
-  }
-
-  #loadVectors(): void {
-    for (const row of this.#db.terms()) {
-      this.#words.add(row.id, row.terms === "" ? [] : row.terms.split(" "));
-    }
-    let stale = 0;
-    for (const row of this.#db.vectors()) {
-      if (
-        row.fingerprint === this.#o.embedder.fingerprint &&
-        row.vector?.length === this.#o.embedder.dim
-      ) {
-        this.#vectors.put(row.id, row.vector);
-      } else stale++;
-    }
-    if (stale > 0) {
-      this.#o.logger.warn("Documents with vectors from another space; run a re-embed", {
-        stale,
-        fingerprint: this.#o.embedder.fingerprint,
-      });
-    }
   }
 }

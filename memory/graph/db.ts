@@ -8,9 +8,7 @@ import {
   type Clock,
   type CommitResult,
   type Embedder,
-  type EmbedPriority,
   type EntityPatch,
-  errorMessage,
   type GraphEntity,
   type GraphIntrospection,
   type GraphQuery,
@@ -25,12 +23,12 @@ import {
   type Triple,
 } from "../../core/mod.ts";
 import { checkpoint, type CheckpointResult, openDatabase, withTransaction } from "../sqlite.ts";
-import { DEFAULT_ENTITY_TYPE, GRAPH_MIGRATIONS } from "./schema.ts";
+import { GRAPH_MIGRATIONS } from "./schema.ts";
 import { GraphSql } from "./_rows.ts";
 import { commitNewTriples, commitTriples } from "./_commit.ts";
-import { around, entitiesByIds, keywordSeeds, overview, walk } from "./_recall.ts";
+import { around, keywordSeeds, overview, walk } from "./_recall.ts";
 import * as edit from "./_edit.ts";
-import { DocVectors } from "../docs/vectors.ts";
+import { EntityVectors } from "./_entity_vectors.ts";
 import { mergeHits, mixScores } from "../recall/mix.ts";
 import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
@@ -87,7 +85,7 @@ export interface GraphForgetResult {
 export class GraphDB implements GraphStore {
   #o: GraphDbOptions;
   #g: GraphSql;
-  #vectors?: DocVectors;
+  #vectors?: EntityVectors;
   #forgotten: ForgottenNames;
 
   private constructor(options: GraphDbOptions) {
@@ -98,7 +96,10 @@ export class GraphDB implements GraphStore {
     });
     this.#g = new GraphSql(db, () => options.clock.now());
     this.#forgotten = loadForgotten(this.#g);
-    if (options.embedder) this.#loadVectors(options.embedder);
+    if (options.embedder) {
+      const logger = options.logger ?? silentLogger;
+      this.#vectors = new EntityVectors(this.#g, { embedder: options.embedder, logger });
+    }
   }
 
   /**
@@ -118,7 +119,7 @@ export class GraphDB implements GraphStore {
   async commit(triples: readonly Triple[]): Promise<CommitResult> {
     const { kept, refused } = screenTriples(triples, this.#forgotten);
     const out = withTransaction(this.#g.db, () => commitTriples(this.#g, kept));
-    await this.#embed(out.fresh);
+    await this.#vectors?.embed(out.fresh);
     return {
       entities: out.entities,
       relations: out.relations,
@@ -132,7 +133,7 @@ export class GraphDB implements GraphStore {
   async importFacts(triples: readonly Triple[]): Promise<CommitResult & { skipped: number }> {
     const { kept, refused } = screenTriples(triples, this.#forgotten);
     const out = withTransaction(this.#g.db, () => commitNewTriples(this.#g, kept));
-    await this.#embed(out.fresh);
+    await this.#vectors?.embed(out.fresh);
     const { fresh: _, ...result } = out;
     return { ...result, ...(refused > 0 ? { forgotten: refused } : {}) };
   }
@@ -155,7 +156,7 @@ export class GraphDB implements GraphStore {
         return sweepGraph(this.#g, next);
       });
       this.#forgotten.merge(next);
-      for (const gone of sweep.entities) this.#vectors?.delete(String(gone));
+      for (const gone of sweep.entities) this.#vectors?.delete(gone);
       return {
         names: unique.length,
         entities: sweep.entities.length,
@@ -200,18 +201,7 @@ export class GraphDB implements GraphStore {
   }
 
   #vectorHits(vector: Float32Array, k = 5): { id: number; score: number }[] {
-    if (!this.#vectors || vector.length !== this.#vectors.dim) return [];
-    const min = this.#o.minVectorScore ?? 0.3;
-    const hits = this.#vectors.search(vector, k * 2).filter((h) => h.score >= min);
-    if (hits.length === 0) return [];
-    const active = new Set(
-      this.#g.all(
-        "select id from entities where id in (select value from json_each(?)) and status = 'active'",
-        JSON.stringify(hits.map((h) => Number(h.id))),
-      ).map((r) => Number(r.id)),
-    );
-    return hits.map((h) => ({ id: Number(h.id), score: h.score })).filter((h) => active.has(h.id))
-      .slice(0, k);
+    return this.#vectors?.hits(vector, k, this.#o.minVectorScore ?? 0.3) ?? [];
   }
 
   stats(): Promise<GraphStats> {
@@ -261,8 +251,8 @@ export class GraphDB implements GraphStore {
 
   async merge(keep: string, drop: string): Promise<MergeResult> {
     const r = withTransaction(this.#g.db, () => edit.mergeEntities(this.#g, keep, drop));
-    this.#vectors?.delete(String(r.drop));
-    await this.#embed([r.keep]);
+    this.#vectors?.delete(r.drop);
+    await this.#vectors?.embed([r.keep]);
     return { entity: this.#g.entity(r.keep)!, moved: r.moved, folded: r.folded };
   }
 
@@ -270,7 +260,7 @@ export class GraphDB implements GraphStore {
     return settle(() => {
       const id = this.#g.entityId(name);
       const result = withTransaction(this.#g.db, () => edit.purgeEntity(this.#g, name));
-      if (id !== undefined) this.#vectors?.delete(String(id));
+      if (id !== undefined) this.#vectors?.delete(id);
       return result;
     });
   }
@@ -283,7 +273,7 @@ export class GraphDB implements GraphStore {
 
   async editEntity(name: string, patch: EntityPatch): Promise<GraphEntity> {
     const id = withTransaction(this.#g.db, () => edit.editEntity(this.#g, name, patch));
-    await this.#embed([id]);
+    await this.#vectors?.embed([id]);
     return this.#g.entity(id)!;
   }
 
@@ -320,32 +310,12 @@ export class GraphDB implements GraphStore {
 
   /** How many entities have no vector, or one from another space. */
   staleEntities(): number {
-    const embedder = this.#o.embedder;
-    if (!embedder) return 0;
-    const row = this.#g.get(
-      "select count(*) as n from entities where fingerprint is null or fingerprint != ?",
-      embedder.fingerprint,
-    );
-    return Number(row?.n ?? 0);
+    return this.#vectors?.stale() ?? 0;
   }
 
   /** Re-embed entities whose vector is missing or from another space; returns how many. */
-  async reembedStale(options: StaleReembedOptions = {}): Promise<number> {
-    const embedder = this.#o.embedder;
-    if (!embedder) return 0;
-    let done = 0;
-    for (;;) {
-      options.signal?.throwIfAborted();
-      const ids = this.#g.all(
-        "select id from entities where fingerprint is null or fingerprint != ? limit ?",
-        embedder.fingerprint,
-        BigInt(options.batch ?? 256),
-      ).map((r) => Number(r.id));
-      if (ids.length === 0) return done;
-      if (!await this.#embed(ids, options.signal, options.priority)) return done;
-      done += ids.length;
-      options.onProgress?.(done);
-    }
+  reembedStale(options: StaleReembedOptions = {}): Promise<number> {
+    return this.#vectors?.reembedStale(options) ?? Promise.resolve(0);
   }
 
   /** Every fact not deleted (open and closed), oldest first, with names and sentences: export. */
@@ -359,59 +329,9 @@ export class GraphDB implements GraphStore {
     this.#g.clear();
     this.#g.db.close();
   }
-
-  async #embed(
-    ids: readonly number[],
-    signal?: AbortSignal,
-    priority?: EmbedPriority,
-  ): Promise<boolean> {
-    const embedder = this.#o.embedder;
-    if (!embedder || !this.#vectors || ids.length === 0) return true;
-    const entities = entitiesByIds(this.#g, ids);
-    try {
-      const vectors = await embedder.embed(entities.map(entityText), { signal, priority });
-      withTransaction(this.#g.db, () => {
-        entities.forEach((e, i) => {
-          const v = vectors[i]!;
-          this.#g.run(
-            "update entities set fingerprint = ?, vector = ? where id = ?",
-            embedder.fingerprint,
-            new Uint8Array(v.buffer, v.byteOffset, v.byteLength),
-            BigInt(e.id),
-          );
-          this.#vectors!.put(String(e.id), v);
-        });
-      });
-      return true;
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      (this.#o.logger ?? silentLogger).warn("Cannot embed graph entities; will retry later", {
-        count: ids.length,
-        error: errorMessage(error),
-      });
-      return false;
-    }
-  }
-
-  #loadVectors(embedder: Embedder): void {
-    this.#vectors = new DocVectors(embedder.dim);
-    const rows = this.#g.sql(
-      "select id, vector from entities where fingerprint = ? and vector is not null",
-    ).iterate(embedder.fingerprint);
-    for (const row of rows) {
-      const bytes = row.vector as Uint8Array;
-      if (bytes.byteLength !== embedder.dim * 4) continue;
-      const copy = new Uint8Array(bytes.byteLength);
-      copy.set(bytes);
-      this.#vectors.put(String(row.id), new Float32Array(copy.buffer));
-    }
-  }
 }
 
-/** The text an entity is embedded from: its name, and its type when it has one. */
-export function entityText(entity: Pick<GraphEntity, "name" | "type">): string {
-  return entity.type === DEFAULT_ENTITY_TYPE ? entity.name : `${entity.name} ${entity.type}`;
-}
+export { entityText } from "./_entity_vectors.ts";
 
 /** Run `fn` now; its result or its throw as a promise (the port's methods reject, never throw). */
 function settle<T>(fn: () => T): Promise<T> {

@@ -18,7 +18,7 @@ import {
   type Triple,
 } from "../../core/mod.ts";
 import { distillText, splitCoordinated } from "./distiller.ts";
-import { isSingleValued, normalizePredicate } from "../graph/_schema.ts";
+import { isSingleValued, normalizePredicate } from "../graph/schema.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 
 /** Confidence of a keyword co-occurrence triple (the review loop looks at these). */

@@ -1,0 +1,66 @@
+/**
+ * What opening the document store does before its first query: the index is brought in step
+ * with the files (a file is the truth, a row without its file goes), then the words and the
+ * vectors of this space are loaded into memory. A vector from another space is counted and
+ * left for a re-embed.
+ */
+import type { Embedder, Logger } from "../../core/mod.ts";
+import type { Bm25Index } from "../text/bm25.ts";
+import type { DocIndexDb } from "./_index_db.ts";
+import { type DocRecord, listDocIds } from "./_files.ts";
+import type { DocVectors } from "./vectors.ts";
+
+/** The parts of an opening store that reconciling needs. */
+export interface Reconcile {
+  db: DocIndexDb;
+  dir: string;
+  logger: Logger;
+  /** A document's file, or undefined (logged) when it cannot be read. */
+  read(id: string): Promise<DocRecord | undefined>;
+  /** Index a file found on disk (unless its content is indexed already). */
+  indexFound(record: DocRecord): void;
+}
+
+/** Drop rows whose file is gone and index files the index lacks, logging progress. */
+export async function reconcileFiles(r: Reconcile): Promise<void> {
+  // Rows before files: a writer writes a document's file before it commits its row, so every
+  // row read here has its file in the listing unless that file is really gone.
+  const indexed = new Set(r.db.ids());
+  const files = new Set(await listDocIds(r.dir));
+  for (const id of indexed) {
+    if (!files.has(id)) r.db.remove(id);
+  }
+  const missing = [...files].filter((id) => !indexed.has(id));
+  if (missing.length > 0) r.logger.info("Indexing document files", { count: missing.length });
+  for (const [i, id] of missing.entries()) {
+    const record = await r.read(id);
+    if (record) r.indexFound(record);
+    if ((i + 1) % 5000 === 0) {
+      r.logger.info("Indexing document files", { done: i + 1, total: missing.length });
+    }
+  }
+}
+
+/** Load every document's words, and the vectors of `embedder`'s space, from the index. */
+export function loadMemoryIndex(
+  db: DocIndexDb,
+  into: { words: Bm25Index; vectors: DocVectors },
+  options: { embedder: Embedder; logger: Logger },
+): void {
+  for (const row of db.terms()) {
+    into.words.add(row.id, row.terms === "" ? [] : row.terms.split(" "));
+  }
+  const { embedder, logger } = options;
+  let stale = 0;
+  for (const row of db.vectors()) {
+    if (row.fingerprint === embedder.fingerprint && row.vector?.length === embedder.dim) {
+      into.vectors.put(row.id, row.vector);
+    } else stale++;
+  }
+  if (stale > 0) {
+    logger.warn("Documents with vectors from another space; run a re-embed", {
+      stale,
+      fingerprint: embedder.fingerprint,
+    });
+  }
+}
