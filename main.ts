@@ -42,6 +42,9 @@ const OPTIONS = {
   failback: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
+  // usage's own.
+  days: { type: "string" },
+  json: { type: "boolean" },
 } as const;
 
 /** Whether this process is the guard: `serve` without `--agent` (help and version aside). */
@@ -68,9 +71,10 @@ async function daemonModule<T>(folder: string): Promise<T> {
 
 const { configCommand, createKernel, KernelNotices, NameError, registerCoreDefaults, UsageError } =
   await daemonModule<typeof import("./core/mod.ts")>("core");
-const { luaGlueFile, openProviders, registerLuaAdapterDefaults } = await daemonModule<
-  typeof import("./adapters/mod.ts")
->("adapters");
+const { createTokenizers, luaGlueFile, openProviders, registerLuaAdapterDefaults } =
+  await daemonModule<
+    typeof import("./adapters/mod.ts")
+  >("adapters");
 const {
   checkStores,
   memoryPluginServices,
@@ -81,6 +85,7 @@ const {
   registerMemoryDefaults,
   runEvalCommand,
   runMemoryCommand,
+  runUsageCommand,
   SqliteUsageStore,
 } = await daemonModule<typeof import("./memory/mod.ts")>("memory");
 const {
@@ -128,6 +133,7 @@ Commands:
                                 a systemd unit running serve for this home (docs/operations.md)
   doctor                        offline health checks of the home; exit 1 when one fails
   changes list | show ID | rollback ID   the agent's file changes, one changeset per turn
+  usage [--days N] [--json]     LLM tokens (and money where priced) per source, cause and day
 
 Every command takes --home DIR (default $HOMEAGENT_HOME or ~/.homeagent).`;
 
@@ -199,6 +205,8 @@ async function main(args: string[]): Promise<number> {
       return await runDoctor({ ...io, ...doctorHome(home) });
     case "changes":
       return await runChangesCommand(rest, { ...io, openHome: () => openHome(home) });
+    case "usage":
+      return await runUsageCommand(rest, values, { ...io, openHome: () => openHome(home) });
     default:
       throw new UsageError(`Unknown command "${command}"\n\n${usageText()}`);
   }
@@ -249,6 +257,7 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
   const notices = new KernelNotices(); // raised before the agent exists, delivered once it does
   const usage = stack.use(new SqliteUsageStore({ path: join(paths.root, "usage.db") }));
   const luaWasmPath = await luaGlueFile(paths.run); // wasmoon reads its wasm from a file
+  const tokenizers = createTokenizers({ logger }); // OpenAI models' own counts, loaded at need
   const providers = await openProviders({
     ...base,
     home: paths.root,
@@ -256,6 +265,7 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
     usage,
     notices,
     command: cli,
+    tokenizer: tokenizers.counterFor,
   });
   const memoryLogger = notices.storeLogger(logger);
   const memory = stack.use(await openMemory({ ...base, paths, logger: memoryLogger }));
@@ -305,6 +315,7 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
     vectorSpaceHint,
     startupMs,
   });
+  tokenizers.warmUp(config.llmSources().map((s) => s.model));
 
   const gone = guard.guardGone.then(() => "guard gone" as const);
   const signal = await Promise.race([stop.signalled, gone]);

@@ -9,6 +9,13 @@ export { OllamaProvider } from "./ollama.ts";
 export { contextWindowFor, FALLBACK_CONTEXT_WINDOW } from "./model_windows.ts";
 export { systemClock } from "./system_clock.ts";
 export {
+  createTokenizers,
+  encodingFor,
+  type EncodingName,
+  type Tokenizers,
+  type TokenizersOptions,
+} from "./tokenizers.ts";
+export {
   bundledAdapters,
   createLuaVm,
   installBundledAdapters,

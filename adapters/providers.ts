@@ -10,6 +10,7 @@ import {
   type KernelNoticeKind,
   type Logger,
   ProviderManager,
+  type TokenizerFor,
   type UsageLedger,
 } from "../core/mod.ts";
 import { createProviderFactory } from "./factory.ts";
@@ -33,8 +34,16 @@ export interface OpenProvidersOptions {
   usage: UsageLedger;
   /** How the owner runs the command line, named in advice. */
   command: string;
+  /** The token counter of a source's model (createTokenizers); default the estimate. */
+  tokenizer?: TokenizerFor;
   /** Where a source that became unusable until its settings change is reported (L4). */
   notices: { send(kind: KernelNoticeKind, subject: string, text: string): void };
+}
+
+/** The daily token cap of `cause`; 0 for a name no setting can hold. */
+function causeCap(config: ConfigRegistry, cause: string): number {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cause)) return 0;
+  return config.get<number>(`core.llm.causes.${cause}.daily_token_cap`);
 }
 
 /**
@@ -63,6 +72,8 @@ export async function openProviders(options: OpenProvidersOptions): Promise<Prov
     }),
     retryDelayMs: config.get<number>("core.llm.retry_delay_ms"),
     usage: options.usage,
+    tokenizer: options.tokenizer,
+    causeCap: (cause) => causeCap(config, cause),
     command,
     onUnusable: (source, error) =>
       options.notices.send(

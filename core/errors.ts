@@ -99,6 +99,28 @@ export class ContextLengthError extends HomeAgentError {
   }
 }
 
+/**
+ * The calls of one cause (the owner's web chat, a plugin's inputs, the heartbeat loops, …)
+ * used up its daily token cap (`core.llm.causes.<cause>.daily_token_cap`): refused unsent.
+ */
+export class UsageCapError extends HomeAgentError {
+  /** The cause whose cap was reached (`cause` is the error chain). */
+  readonly usageCause: string;
+  readonly used: number;
+  readonly cap: number;
+  constructor(cause: string, used: number, cap: number) {
+    const n = (x: number) => x.toLocaleString("en-US");
+    super(
+      "usage_cap",
+      `LLM calls for "${cause}" are refused until tomorrow: it used ${n(used)} of its ` +
+        `${n(cap)} tokens today (core.llm.causes.${cause}.daily_token_cap)`,
+    );
+    this.usageCause = cause;
+    this.used = used;
+    this.cap = cap;
+  }
+}
+
 function contextLengthMessage({ tokens, limit, inputTokens }: ContextLengthDetail): string {
   const n = (x: number) => x.toLocaleString("en-US");
   const larger = "or use a source with a larger window " +

@@ -9,6 +9,7 @@ export {
   ProviderError,
   type ProviderFailureKind,
   ResidentError,
+  UsageCapError,
   UsageError,
 } from "./errors.ts";
 export {
@@ -54,6 +55,7 @@ export {
 } from "./events.ts";
 export { type InjectOptions, type Input, type PriorityLevel, type Reply } from "./input.ts";
 export {
+  compactSchema,
   executeTool,
   inferPlugin,
   parseToolArguments,
@@ -62,11 +64,24 @@ export {
   type ToolDef,
   ToolRegistry,
   type ToolResult,
+  toSchema,
 } from "./kernel/tools.ts";
 export { defineTool } from "./kernel/define_tool.ts";
 export { type StageContext, type StageHandler, StageHost } from "./kernel/stages.ts";
 export { Cap, type OutputChannel, type OutputMessage } from "./kernel/output.ts";
-export { computeTokenBudget, estimateTokens, MAX_TARGET_TOKENS } from "./prompt/budget.ts";
+export {
+  computeTokenBudget,
+  DEFAULT_SECTION_SHARES,
+  MAX_TARGET_TOKENS,
+  parseSectionShares,
+  type PromptSection,
+  type SectionShares,
+  type TokenCounter,
+  type TokenizerFor,
+} from "./prompt/budget.ts";
+export { estimateTokens } from "./prompt/estimate.ts";
+export { fitLines, fitPersona, personaParagraphs } from "./prompt/sections.ts";
+export { lexicalRanker, type TextRanker, type TextRankOptions } from "./memory/ranker.ts";
 export {
   type ContextEvent,
   type ContextRecord,
@@ -199,12 +214,20 @@ export type * from "./memory/conversation.ts";
 export { graphMemoryTools, graphTools } from "./memory/graph_tools.ts";
 export { socialTools } from "./memory/social_tools.ts";
 export {
+  type CauseTotals,
   emptyTotals,
   lastWeekOfUsage,
   type RecordedUsage,
   type UsageLedger,
+  type UsageRecord,
   type UsageTotals,
 } from "./llm/usage.ts";
+export {
+  formatUsageReport,
+  type UsageReport,
+  usageReport,
+  type UsageSum,
+} from "./llm/usage_report.ts";
 export { LuaBudget } from "./lua/budget.ts";
 export { describeBreach, type LuaBreach, LuaCall, type LuaLimits } from "./lua/call.ts";
 export { resumeUnderBudget } from "./lua/resume.ts";

@@ -54,6 +54,8 @@ export { readJsonl, runMemoryEval } from "./eval/run.ts";
 export { SqliteUsageStore } from "./stores/usage.ts";
 export { exportMemory, importMemory } from "./portable.ts";
 export { runEvalCommand, runMemoryCommand } from "./cli/commands.ts";
+export { createMemoryRanker, type MemoryRankerOptions } from "./ranker.ts";
+export { runUsageCommand, type UsageFlags } from "./cli/usage.ts";
 export { memoryModelCommand, MODEL_USAGE, parseModelArgs, socketAnswers } from "./cli/model.ts";
 export { memoryPluginServices } from "./plugin_services.ts";
 export { checkStores } from "./cli/health.ts";

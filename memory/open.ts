@@ -13,6 +13,7 @@ import type {
   MemoryForgetter,
   MemorySection,
   RegisteredTool,
+  TextRanker,
 } from "../core/mod.ts";
 import {
   documentsSection,
@@ -32,6 +33,7 @@ import type { HomePaths } from "./home.ts";
 import { rankMemory } from "./recall/rank.ts";
 import { recallSettingsFrom } from "./recall/config.ts";
 import { recentTurns } from "./recall/turns.ts";
+import { createMemoryRanker } from "./ranker.ts";
 import { createTextAnalyzer, type TextAnalyzer } from "./text/keywords.ts";
 import { type GraphTier, openGraphTier } from "./graph/tier.ts";
 import type { GraphStats } from "./graph/db.ts";
@@ -59,6 +61,8 @@ export interface OpenMemoryOptions {
 export interface MemoryTiers extends AsyncDisposable {
   embedder: Embedder;
   analyzer: TextAnalyzer;
+  /** The memory's hybrid search over any texts: tool_search and the prompt's relevance cuts. */
+  ranker: TextRanker;
   documents: DocStore;
   context: RelevanceContext;
   /** The knowledge graph (memory/graph.db) and its Indexer. */
@@ -197,6 +201,12 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
   const tiers: MemoryTiers = {
     embedder,
     analyzer,
+    ranker: createMemoryRanker({
+      embedder,
+      analyzer,
+      settings: recall,
+      logger: logger.child({ component: "ranker" }),
+    }),
     documents,
     context,
     graph,

@@ -14,6 +14,7 @@ import {
   type Logger,
   type SourceHealth,
   type UsageLedger,
+  usageReport,
 } from "../core/mod.ts";
 import { type CliPluginControl, createCliPlugin } from "./builtin/cli/server.ts";
 import { daemonIndex } from "./builtin/cli/daemon.ts";
@@ -88,8 +89,8 @@ export interface StartPluginsOptions {
   memory: PluginMemory;
   /** The LLM sources' health, for `status` and the healthcheck. */
   providers: { health(): SourceHealth[] };
-  /** Token use, for `status` (the last seven days). */
-  usage: Pick<UsageLedger, "range">;
+  /** Token use, for `status` (the last seven days, by source and by cause). */
+  usage: Pick<UsageLedger, "range" | "causes">;
   /** Fail-back boot: the built-ins only, no installed plugin (the guard's choice). */
   failback?: boolean;
   /** What `status` shows of the guard (run/guard.json as of this start); none without one. */
@@ -141,6 +142,11 @@ export async function startPlugins(options: StartPluginsOptions): Promise<Daemon
     kernel: agent.status(),
     providers: options.providers.health(),
     usage: lastWeekOfUsage(options.usage, clock.now()),
+    usageReport: usageReport(options.usage, {
+      now: clock.now(),
+      days: 7,
+      currency: config.get<string>("core.llm.currency"),
+    }),
     plugins: registry.list(),
     mcp: mcp.servers(),
     memory: memory.stats(),

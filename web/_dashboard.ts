@@ -174,7 +174,11 @@ export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void
 
   app.get("/api/v1/llm", (c) => {
     if (!deps.llm) throw notWired("LLM source list");
-    return c.json({ sources: deps.llm.sources(), usage: deps.llm.usage() });
+    return c.json({
+      sources: deps.llm.sources(),
+      usage: deps.llm.usage(),
+      ...(deps.llm.report ? { report: deps.llm.report(30) } : {}),
+    });
   });
   app.get("/api/v1/agents", (c) => {
     if (!deps.agents) throw notWired("resident list");

@@ -20,6 +20,7 @@ import type {
   RelationPatch,
   Reply,
   ResidentSummary,
+  UsageReport,
 } from "../core/mod.ts";
 
 /** One chat input as the web injects it. */
@@ -187,6 +188,8 @@ export interface LlmPort {
   sources(): SourceView[];
   /** Usage rows, newest day first; empty when no ledger is kept. */
   usage(): UsageRow[];
+  /** The last `days` days by day, source and cause, with money where priced (the chart). */
+  report?(days: number): UsageReport;
 }
 
 /** Resident agents. */

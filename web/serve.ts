@@ -18,6 +18,7 @@ import {
   type RelevanceContext,
   UsageError,
   type UsageLedger,
+  usageReport,
 } from "../core/mod.ts";
 import { createApp } from "./app.ts";
 import { bindRefusal, isLoopbackHost } from "./auth.ts";
@@ -121,7 +122,7 @@ export interface ServeWebOptions {
     forget?: MemoryForgetter;
   };
   providers: { health(): SourceView[] };
-  usage: Pick<UsageLedger, "range">;
+  usage: Pick<UsageLedger, "range" | "causes">;
 }
 
 /** The listening web app; disposing ends the SSE streams, then shuts the server down. */
@@ -155,6 +156,12 @@ export function serveWeb(options: ServeWebOptions): WebServer {
     llm: {
       sources: () => providers.health(),
       usage: () => lastWeekOfUsage(usage, clock.now()).reverse(),
+      report: (days) =>
+        usageReport(usage, {
+          now: clock.now(),
+          days,
+          currency: options.config.get<string>("core.llm.currency"),
+        }),
     },
     knowledge: knowledgeBasePort(memory.knowledge),
     agents: options.kernel.residents,

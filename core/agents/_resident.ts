@@ -8,7 +8,7 @@ import type { OutputRegistry } from "../kernel/output.ts";
 import { z } from "zod";
 import type { RegisteredTool } from "../kernel/tools.ts";
 import { defineTool } from "../kernel/define_tool.ts";
-import { type HelperDeps, SPAWNING_TOOLS } from "./children.ts";
+import { type HelperDeps, UNLENT_TOOLS } from "./children.ts";
 
 /** A task sent to a resident and its one terminal outcome. */
 export interface ResidentTask {
@@ -77,7 +77,7 @@ export function buildResident(
   const ownNames = new Set(own.map((t) => t.name));
   const borrowed = () =>
     (options.parentTools?.() ?? []).filter((t) =>
-      !SPAWNING_TOOLS.has(t.name) && !ownNames.has(t.name) &&
+      !UNLENT_TOOLS.has(t.name) && !ownNames.has(t.name) &&
       !UNBORROWED_PREFIXES.some((prefix) => t.name.startsWith(prefix))
     );
   const agent = new Agent({
@@ -86,6 +86,7 @@ export function buildResident(
     config: options.config,
     llm: options.llm,
     persona: () => residentPersona(name, instructions),
+    cause: "resident",
     context,
     outputs: options.outputs,
     toolSources: [() => own, borrowed],
@@ -107,6 +108,7 @@ const REPORT = z.object({ text: z.string().min(1) });
 function reportTool(name: string, report: (text: string) => boolean): RegisteredTool {
   return defineTool({
     name: "report_to_parent",
+    always: true, // how a resident speaks up mid-task: never left for it to find
     description: "Tell the main agent something it must hear before your current task ends " +
       "(your final reply to each task is reported automatically)",
     input: REPORT,

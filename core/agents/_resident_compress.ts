@@ -47,7 +47,7 @@ export async function compressContext(
         { role: "system", content: INSTRUCTION },
         { role: "user", content: older.map(formatEvent).join("\n") },
       ],
-    }, { signal: options.signal, stream: false });
+    }, { signal: options.signal, stream: false, cause: "resident" });
     summary = response.text.trim() || undefined;
   } catch (error) {
     if (options.signal?.aborted) throw error;

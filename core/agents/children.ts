@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { RegisteredTool, ToolResult } from "../kernel/tools.ts";
 import { defineTool } from "../kernel/define_tool.ts";
 import type { Reply } from "../input.ts";
+import { TOOL_LOAD, TOOL_SEARCH } from "../kernel/tool_catalog.ts";
 
 /** What the kernel's helper agents (children, residents, triage assistants) are built from. */
 export interface HelperDeps {
@@ -29,6 +30,15 @@ export const RESIDENT_AGENTS_TOOL = "resident_agents";
 export const SPAWNING_TOOLS: ReadonlySet<string> = new Set([
   SPAWN_CHILD_TOOL,
   RESIDENT_AGENTS_TOOL,
+]);
+/**
+ * Tools a helper agent never borrows from its parent: the spawning ones, and the parent's
+ * tool_search / tool_load (a helper is an agent with a catalog of its own).
+ */
+export const UNLENT_TOOLS: ReadonlySet<string> = new Set([
+  ...SPAWNING_TOOLS,
+  TOOL_SEARCH,
+  TOOL_LOAD,
 ]);
 /** Default, smallest and largest `max_turns` of a child. */
 export const CHILD_MAX_TURNS = { default: 5, min: 1, max: 30 } as const;
@@ -71,7 +81,8 @@ export async function runChild(task: string, options: RunChildOptions): Promise<
     config: overrideConfig(options.config, { "core.agent.max_tool_turns": maxTurns }),
     llm: options.llm,
     persona: () => childPersona(maxTurns, options.instructions),
-    toolSources: [() => options.tools().filter((t) => !SPAWNING_TOOLS.has(t.name))],
+    cause: "child",
+    toolSources: [() => options.tools().filter((t) => !UNLENT_TOOLS.has(t.name))],
   });
   const onAbort = () => child.stop();
   options.signal?.addEventListener("abort", onAbort, { once: true });

@@ -15,6 +15,7 @@ import type { SourceHealth } from "../llm/manager.ts";
 import { llmTools } from "../llm/tools.ts";
 import type { GraphMemory } from "../memory/graph.ts";
 import type { MediaStore } from "../memory/media.ts";
+import type { TextRanker } from "../memory/ranker.ts";
 import { agentConsolidator, type Consolidator } from "../memory/consolidation.ts";
 import { mediaTools } from "../memory/media_tools.ts";
 import { MediaOutbox } from "../kernel/media_turn.ts";
@@ -33,6 +34,8 @@ export interface KernelMemory {
   tools(): RegisteredTool[];
   /** The media store (images in turns, the media tools). */
   media?: MediaStore;
+  /** The memory's hybrid search, for tool_search and the prompt's relevance cuts. */
+  ranker?: TextRanker;
 }
 
 /** Options of createKernel. */
@@ -86,6 +89,7 @@ export function createKernel(options: KernelOptions): Kernel {
     recall: (input, signal) => memory.recall(input, signal),
     media: memory.media,
     outbox,
+    ranker: memory.ranker,
     toolSources: [
       () => memory.tools(),
       () => llmTools({ config, health: () => llm.health() }),

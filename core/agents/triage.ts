@@ -167,6 +167,7 @@ export class BacklogTriage {
       config: this.#options.config,
       llm: this.#options.llm,
       persona: () => [INSTRUCTIONS, persona?.() ?? ""].filter((s) => s !== "").join("\n\n"),
+      cause: "triage",
       outputs: agent.outputs,
     });
   }

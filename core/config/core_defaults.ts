@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { ConfigRegistry } from "./registry.ts";
 import { parseOrder } from "./llm_sources.ts";
+import { DEFAULT_SECTION_SHARES, parseSectionShares } from "../prompt/budget.ts";
 
 const NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -104,6 +105,7 @@ export function registerCoreDefaults(registry: ConfigRegistry): void {
     default: true,
     description: "Stream replies token by token where the provider supports it",
   });
+  registerToolDefaults(registry);
   registry.define({
     key: "core.llm.order",
     schema: sourceOrder,
@@ -138,6 +140,69 @@ export function registerCoreDefaults(registry: ConfigRegistry): void {
     secret: true,
   });
   registerSourcePatterns(registry);
+}
+
+const toolNames = z.string().refine(
+  (v) =>
+    v.split(",").map((n) => n.trim()).every((n) => n === "" || /^[a-zA-Z0-9_-]{1,64}$/.test(n)),
+  "expected a comma-separated list of tool names",
+);
+
+const shares = z.string().refine(
+  (v) => {
+    try {
+      parseSectionShares(v);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  "expected <section>=<percent>,… over persona, graph, documents, knowledge, skills, other, timeline, adding up to at most 100",
+);
+
+/** The tool catalog's and the prompt budget's settings (issue 16, docs/configuration.md). */
+function registerToolDefaults(registry: ConfigRegistry): void {
+  registry.define({
+    key: "core.prompt.shares",
+    schema: shares,
+    default: Object.entries(DEFAULT_SECTION_SHARES).map(([k, v]) => `${k}=${v}`).join(","),
+    description: "Each system prompt section's share of the token budget, in percent of what the " +
+      "request's messages and tools leave of the working band; a section over its share is cut " +
+      "by relevance",
+  });
+  registry.define({
+    key: "core.tools.always",
+    schema: toolNames,
+    default: "memory_recall,memory_commit,doc_query,tool_search,tool_load",
+    description: "Tools whose schemas every request carries (with the reply channel's send " +
+      "tool); the others are found with tool_search and loaded with tool_load",
+  });
+  registry.define({
+    key: "core.tools.pinned",
+    schema: toolNames,
+    default: "",
+    description: "More tools to send with every request, comma-separated",
+  });
+  registry.define({
+    key: "core.tools.load_turns",
+    schema: z.int().min(0).max(100),
+    default: 3,
+    description: "Turns after the loading one that a tool loaded with tool_load stays",
+  });
+  registry.define({
+    key: "core.tools.all_schemas_window",
+    schema: z.int().min(0),
+    default: 65_536,
+    description:
+      "A source with a context window of at least this many tokens is sent every tool schema; " +
+      "0 = never",
+  });
+  registry.define({
+    key: "core.tools.search_limit",
+    schema: z.int().min(1).max(50),
+    default: 8,
+    description: "Most tools one tool_search lists",
+  });
 }
 
 function registerSourcePatterns(registry: ConfigRegistry): void {
@@ -205,5 +270,31 @@ function registerSourcePatterns(registry: ConfigRegistry): void {
     default: 0,
     description:
       "Tokens (prompt + completion) per local day after which the source is skipped; 0 = none",
+  });
+  registry.define({
+    key: field("price_input"),
+    schema: z.number().min(0),
+    default: 0,
+    description: "Price per million prompt tokens, in core.llm.currency; 0 = not priced",
+  });
+  registry.define({
+    key: field("price_output"),
+    schema: z.number().min(0),
+    default: 0,
+    description: "Price per million completion tokens, in core.llm.currency; 0 = not priced",
+  });
+  registry.define({
+    key: "core.llm.causes.*.daily_token_cap",
+    schema: z.int().min(0),
+    default: 0,
+    description: "Tokens per local day the LLM calls of one cause may use (an input source such " +
+      "as web, cli, timer, mcp or a chat plugin; heartbeat, resident, child, triage); past it " +
+      "they are refused; 0 = none",
+  });
+  registry.define({
+    key: "core.llm.currency",
+    schema: z.string().min(1).max(8),
+    default: "USD",
+    description: "The currency of the sources' prices, as shown by status and homeagent usage",
   });
 }

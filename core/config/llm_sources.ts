@@ -100,6 +100,8 @@ export function buildSource(
   const contextWindow = Number(field("context_window"));
   const maxConcurrent = Number(field("max_concurrent"));
   const dailyTokenCap = Number(field("daily_token_cap"));
+  const priceInput = Number(field("price_input"));
+  const priceOutput = Number(field("price_output"));
   return {
     name,
     adapter: text("adapter"),
@@ -113,5 +115,7 @@ export function buildSource(
     ...(field("vision") === true ? { vision: true } : {}),
     ...(field("audio") === true ? { audio: true } : {}),
     ...(dailyTokenCap > 0 ? { dailyTokenCap } : {}),
+    ...(priceInput > 0 ? { priceInput } : {}),
+    ...(priceOutput > 0 ? { priceOutput } : {}),
   };
 }

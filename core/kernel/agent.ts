@@ -17,12 +17,16 @@ import {
   type PriorityLevel,
   type Reply,
 } from "../input.ts";
-import { EPHEMERAL_META, runTurn, type TurnSettings } from "./turn.ts";
+import { EPHEMERAL_META, runTurn } from "./turn.ts";
+import { schedulerSettings, turnSettings } from "./_agent_settings.ts";
 import type { LlmCaller } from "../llm/call.ts";
 import { Scheduler, type SchedulerSnapshot } from "./scheduler.ts";
 import { EventLoop, type StopResult } from "./event_loop.ts";
 import type { TurnControl } from "./turn_control.ts";
-import { estimateTokens, type TokenCounter } from "../prompt/budget.ts";
+import type { TokenCounter } from "../prompt/budget.ts";
+import { estimateTokens } from "../prompt/estimate.ts";
+import { ToolCatalog } from "./tool_catalog.ts";
+import type { TextRanker } from "../memory/ranker.ts";
 import type { MemorySection } from "../prompt/system_prompt.ts";
 import { durableReply } from "../prompt/context_persistence.ts";
 import { OwnerQuestions } from "./questions.ts";
@@ -81,6 +85,10 @@ export interface AgentOptions {
   media?: MediaStore;
   /** Where media_attach leaves a reply's images; default: an outbox of its own. */
   outbox?: MediaOutbox;
+  /** What this agent's LLM calls count under (`resident`); default the input's source. */
+  cause?: string;
+  /** Relevance for tool_search and the prompt's cuts (the memory's hybrid search). */
+  ranker?: TextRanker;
 }
 
 /** What `status` reports about the kernel itself. */
@@ -108,6 +116,8 @@ export class Agent {
   readonly questions: OwnerQuestions;
   /** HTTP routes plugins offer to the web page. */
   readonly routes = new RouteRegistry();
+  /** Which tools a request carries (tools by need), and tool_search / tool_load. */
+  readonly catalog: ToolCatalog;
   readonly #options: AgentOptions;
   readonly #loop: EventLoop;
   readonly #delivery: Delivery;
@@ -128,6 +138,12 @@ export class Agent {
     });
     this.context = options.context ?? new RecentContext();
     this.outputs = options.outputs ?? new OutputRegistry();
+    this.catalog = new ToolCatalog({
+      sources: [() => this.tools.list(), () => this.outputs.tools(), ...options.toolSources ?? []],
+      config: options.config,
+      ranker: options.ranker,
+      logger: options.logger,
+    });
     this.#notices = new NoticeGate({
       events: this.events,
       logger: options.logger,
@@ -148,7 +164,10 @@ export class Agent {
       clock: options.clock,
       logger: options.logger,
       events: this.events,
-      scheduler: new Scheduler({ clock: options.clock, ...this.#schedulerSettings() }),
+      scheduler: new Scheduler({
+        clock: options.clock,
+        ...schedulerSettings(options.config, options),
+      }),
       run: (input, signal, control) => this.#run(input, signal, control),
       deliver: (input, reply) => this.#delivery.reply(input, reply),
       onChange: () => this.#publishStatus(),
@@ -267,12 +286,7 @@ export class Agent {
 
   /** Every tool the model can see now, re-aggregated from all sources. */
   allTools(): RegisteredTool[] {
-    const sources = this.#options.toolSources ?? [];
-    return [
-      ...this.tools.list(),
-      ...this.outputs.tools(),
-      ...sources.flatMap((s) => s()),
-    ];
+    return this.catalog.all();
   }
 
   /** Resolves when no turn runs or is suspended and nothing waits. */
@@ -337,7 +351,8 @@ export class Agent {
   }
 
   async #run(input: Input, signal: AbortSignal, control: TurnControl): Promise<Reply> {
-    this.#loop.scheduler.configure(this.#schedulerSettings());
+    this.#loop.scheduler.configure(schedulerSettings(this.#options.config, this.#options));
+    const catalog = this.catalog.forTurn(input);
     const reply = await runTurn(input, signal, {
       clock: this.#options.clock,
       logger: this.#options.logger.child({ turnId: input.id }),
@@ -346,32 +361,18 @@ export class Agent {
       llm: this.#options.llm,
       context: this.context,
       tools: () => this.allTools(),
+      catalog,
       persona: this.#options.persona,
       recall: this.#options.recall,
       countTokens: this.#options.countTokens ?? estimateTokens,
-      settings: this.#settings(),
+      ranker: this.#options.ranker,
+      cause: this.#options.cause ?? (input.consolidation ? "heartbeat" : input.source),
+      settings: turnSettings(this.#options.config),
       control,
       media: this.#options.media,
       outbox: this.#outbox,
-    });
+    }).finally(() => catalog.close());
     return await durableReply(this.context, reply);
-  }
-
-  #schedulerSettings(): { capacity: number; cooldownMs: number } {
-    const { config, queueCapacity, preemptCooldownMs } = this.#options;
-    return {
-      capacity: queueCapacity ?? config.get<number>("core.agent.queue_capacity"),
-      cooldownMs: preemptCooldownMs ?? config.get<number>("core.agent.preempt_cooldown_ms"),
-    };
-  }
-
-  #settings(): TurnSettings {
-    const config = this.#options.config;
-    return {
-      maxToolTurns: config.get<number>("core.agent.max_tool_turns"),
-      toolTimeoutMs: config.get<number>("core.agent.tool_timeout_ms"),
-      stream: config.get<boolean>("core.agent.stream"),
-    };
   }
 
   /** Before the scheduler sees it, so every page shows the input ahead of its turn's events. */

@@ -93,12 +93,11 @@ const sendInputs = new Map<number, ReturnType<typeof sendInput>>();
 function sendInput(types: readonly PayloadType[]) {
   const error = (issue: { input?: unknown }) =>
     `cannot send ${String(issue.input)} (this channel sends ${types.join(", ") || "nothing"})`;
+  // Sent with every request for the reply channel: the names say what a description would.
   return z.object({
-    payload: z.string().describe("The content to send"),
-    meta: z.record(z.string(), z.unknown()).optional()
-      .describe("Routing metadata as JSON (channel-specific)"),
-    type: z.enum(types.length > 0 ? types : ["text"], { error }).optional()
-      .describe("Kind of payload"),
+    payload: z.string(),
+    meta: z.record(z.string(), z.unknown()).optional().describe("routing, channel-specific"),
+    type: z.enum(types.length > 0 ? types : ["text"], { error }).optional(),
   });
 }
 
@@ -109,8 +108,8 @@ function sendTool(channel: OutputChannel): RegisteredTool {
   return defineTool({
     name: `output_send__${channel.name}`,
     plugin: channel.plugin,
-    description: `Send a message through the "${channel.name}" channel: ${channel.description}. ` +
-      `Call output_send__${channel.name}_help first if you are unsure of the meta format.`,
+    description: `Send a message on channel "${channel.name}": ${channel.description}; ` +
+      `meta format: output_send__${channel.name}_help`,
     input,
     noMemory: true,
     handler: async (args): Promise<ToolResult> => {

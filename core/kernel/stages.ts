@@ -3,6 +3,7 @@ import { type EventBus, isStageName, type ReplyStatus, type StageName } from "..
 import type { ToolCall } from "../llm/provider.ts";
 import type { ToolResult } from "./tools.ts";
 import type { Input } from "../input.ts";
+import type { MemorySection } from "../prompt/system_prompt.ts";
 import { type Clock, type Logger, sleep } from "../ports.ts";
 import { errorMessage } from "../errors.ts";
 import { type BreakerChange, StageBreaker, type StageBreakerOptions } from "./stage_breaker.ts";
@@ -27,8 +28,13 @@ export interface StageContext {
   readonly input: Input;
   /** Short-circuit reply; any stage but after_output may set it. */
   response?: string;
-  /** pre_action: extra system messages appended to the prompt. */
+  /** pre_action: extra system messages appended to the prompt (never cut: keep them short). */
   systemMessages: string[];
+  /**
+   * pre_action: titled sections for the prompt (a skill index, a plugin's reference data). Each
+   * takes its kind's share of the token budget, or the "other" share, and is cut by relevance.
+   */
+  promptSections?: MemorySection[];
   /** post_action: the model's text and tool calls of this round (may be filtered). */
   llmText?: string;
   toolCalls?: ToolCall[];

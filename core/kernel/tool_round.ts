@@ -63,7 +63,10 @@ async function runCall(
 ): Promise<CallOutcome> {
   const tool = byName.get(call.name);
   if (!tool) {
-    return { content: `Error: unknown tool "${call.name}"`, rejected: false };
+    return {
+      content: `Error: unknown tool "${call.name}"; tool_search finds the tools there are`,
+      rejected: false,
+    };
   }
   const parsed = parseToolArguments(tool, call);
   if (!parsed.ok) return { content: `Error: ${parsed.error}`, rejected: false };

@@ -41,6 +41,11 @@ export interface ToolDef {
   parallelSafe?: boolean;
   /** Per-call timeout in ms; the registry default applies when absent. */
   timeoutMs?: number;
+  /**
+   * Sent with every request, like the `core.tools.always` set (a plugin's one essential tool);
+   * other tools reach a small window only through tool_search / tool_load.
+   */
+  always?: boolean;
 }
 
 /** A registered tool with its owner. */
@@ -207,7 +212,76 @@ export async function executeTool(
   }
 }
 
-/** The schema the model sees for a registered tool. */
+/** The schema the model sees for a registered tool: its parameters compacted. */
 export function toSchema(tool: ToolDef): ToolSchema {
-  return { name: tool.name, description: tool.description, parameters: tool.parameters };
+  return {
+    name: tool.name,
+    description: tool.description.trim(),
+    parameters: compactSchema(tool.parameters),
+  };
+}
+
+const compacted = new WeakMap<JsonSchema, JsonSchema>();
+
+/**
+ * A tool's JSON Schema as the model is sent it, every token of it paid on every call: without
+ * `additionalProperties: false` (arguments are still checked against the full schema, which
+ * refuses unknown keys), `$schema`, `$id`, `title`, string length and array size bounds (a call
+ * past them is refused with the reason), empty `required` lists, a description that only
+ * repeats the property's name, and a `default` its own description already states.
+ */
+export function compactSchema(schema: JsonSchema): JsonSchema {
+  let out = compacted.get(schema);
+  if (!out) {
+    out = compactNode(schema, undefined) as JsonSchema;
+    compacted.set(schema, out);
+  }
+  return out;
+}
+
+/** Keywords the model gets nothing from; length bounds only refuse, and the refusal explains. */
+const DROPPED = new Set([
+  "$schema",
+  "$id",
+  "title",
+  "$comment",
+  "examples",
+  "minLength",
+  "maxLength",
+  "maxItems",
+]);
+
+function compactNode(node: unknown, key: string | undefined): unknown {
+  if (Array.isArray(node)) return node.map((item) => compactNode(item, undefined));
+  if (typeof node !== "object" || node === null) return node;
+  const source = node as Record<string, unknown>;
+  const description = typeof source.description === "string" ? source.description : undefined;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (DROPPED.has(name)) continue;
+    if (name === "additionalProperties" && value === false) continue;
+    if (name === "required" && Array.isArray(value) && value.length === 0) continue;
+    if (name === "description" && (value === "" || sameWords(String(value), key))) continue;
+    if (name === "default" && statesDefault(description, value)) continue;
+    out[name] = name === "properties" && typeof value === "object" && value !== null
+      ? Object.fromEntries(
+        Object.entries(value).map(([prop, schema]) => [prop, compactNode(schema, prop)]),
+      )
+      : compactNode(value, undefined);
+  }
+  return out;
+}
+
+/** The description already says the default: "(30)", "(default 30)", "default: 30". */
+function statesDefault(description: string | undefined, value: unknown): boolean {
+  if (description === undefined) return false;
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const v = text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`\\((default:? )?${v}\\)|default:? ${v}\\b`, "i").test(description);
+}
+
+function sameWords(description: string, key: string | undefined): boolean {
+  if (key === undefined) return false;
+  const words = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+  return words(description) === words(key);
 }

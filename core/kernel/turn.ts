@@ -10,20 +10,30 @@ import type { ContextWindow } from "../prompt/context.ts";
 import type { Input, Reply } from "../input.ts";
 import type { StageContext, StageHost } from "./stages.ts";
 import { type RegisteredTool, toSchema } from "./tools.ts";
-import { type MemorySection, promptRequest } from "../prompt/system_prompt.ts";
-import type { TokenCounter } from "../prompt/budget.ts";
+import {
+  type MemorySection,
+  type PromptRelevance,
+  promptRequest,
+} from "../prompt/system_prompt.ts";
+import type { SectionShares, TokenCounter } from "../prompt/budget.ts";
+import type { TextRanker } from "../memory/ranker.ts";
+import { promptRelevance } from "./_turn_relevance.ts";
+import { pruneContext, recallMemory, streamListener } from "./_turn_steps.ts";
 import type { TurnControl } from "./turn_control.ts";
 import { executeRound, memoryOutput, ownersOf } from "./tool_round.ts";
 import type { MediaStore } from "../memory/media.ts";
 import { loadTurnImages, type MediaOutbox } from "./media_turn.ts";
 import type { ImagePart } from "../llm/provider.ts";
-import type { LlmCaller, LlmCallListener, LlmCallResult, RequestBuilder } from "../llm/call.ts";
+import type { LlmCaller, LlmCallResult, RequestBuilder } from "../llm/call.ts";
+import type { TurnTools } from "./tool_catalog.ts";
 
 /** Turn settings, read from config at the start of each turn. */
 export interface TurnSettings {
   maxToolTurns: number;
   toolTimeoutMs: number;
   stream: boolean;
+  /** Each prompt section's share of the budget (`core.prompt.shares`); default the built-in. */
+  shares?: SectionShares;
 }
 
 /** Everything a turn touches, handed in by the Agent. */
@@ -36,10 +46,16 @@ export interface TurnDeps {
   context: ContextWindow;
   /** Every tool the model may call this round, re-aggregated on each call. */
   tools(): RegisteredTool[];
+  /** Which of them a request carries, per source window (tools by need); absent: all. */
+  catalog?: TurnTools;
   persona(): string;
   /** Recalled memory for the prompt; absent until the memory tiers are wired. */
   recall?(input: Input, signal: AbortSignal): Promise<MemorySection[]>;
   countTokens: TokenCounter;
+  /** What the prompt's sections are cut by when over their share; default shared words. */
+  ranker?: TextRanker;
+  /** The cause the turn's LLM calls are recorded under (the input's source, `heartbeat`, …). */
+  cause?: string;
   settings: TurnSettings;
   /** Steering by the scheduler: suspension, `[打断消息]` notes, stop-while-queued. */
   control?: TurnControl;
@@ -68,11 +84,13 @@ class ShortCircuit {
 export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps): Promise<Reply> {
   const shared = new Map<string, unknown>();
   const notes: string[] = [];
+  const sections: MemorySection[] = [];
   const stage = (name: StageName, extra: Partial<StageContext> = {}): StageContext => ({
     stage: name,
     turnId: input.id,
     input,
     systemMessages: notes,
+    promptSections: sections,
     shared,
     ...extra,
   });
@@ -109,16 +127,19 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
       deps.events.publish({ type: "stage", turnId: input.id, stage: "pre_action" });
       throw new ShortCircuit("Stopped before it ran.", "stopped");
     }
-    const memory = await recallMemory(input, signal, deps);
+    const recalled = await recallMemory(input, signal, deps);
     const media = await loadTurnImages(input, deps.media, deps.logger);
     notes.push(...media.notes);
     await runStage(stage("pre_action"));
+    const memory = [...recalled, ...sections];
+    const relevance = await promptRelevance(input, memory, signal, deps);
 
     const toolOutputs: { name: string; output: string }[] = [];
     const text = await toolLoop(input, signal, deps, {
       eventId,
       images: media.images,
       memory,
+      relevance,
       notes,
       stage,
       runStage,
@@ -164,6 +185,7 @@ interface LoopState {
   /** Every tool result of the turn, kept with the reply for relevance scoring. */
   toolOutputs: { name: string; output: string }[];
   memory: MemorySection[];
+  relevance: PromptRelevance;
   notes: string[];
   stage(name: StageName, extra?: Partial<StageContext>): StageContext;
   runStage(context: StageContext, plugins?: string[]): Promise<void>;
@@ -196,6 +218,7 @@ async function toolLoop(
     const calls = post.toolCalls ?? [];
     lastText = post.llmText ?? "";
     if (calls.length === 0) return lastText;
+    deps.catalog?.called(calls.map((c) => c.name).filter((name) => byName.has(name)));
     if (round >= deps.settings.maxToolTurns) {
       deps.logger.warn("Tool round limit reached", { turnId: input.id, rounds: round });
       return lastText.trim() !== ""
@@ -229,6 +252,8 @@ function requestBuilder(
     persona: deps.persona(),
     now: deps.clock.now(),
     memory: state.memory,
+    relevance: state.relevance,
+    shares: deps.settings.shares,
     notes: state.notes,
     context: deps.context,
     currentEventId: state.eventId,
@@ -239,7 +264,18 @@ function requestBuilder(
         : { role: "user", content: input.text },
       ...rounds,
     ],
-    tools: tools.length > 0 ? tools.map(toSchema) : undefined,
+    tools: (window) => {
+      const sent = deps.catalog ? deps.catalog.visible(tools, window) : tools;
+      return sent.length > 0 ? sent.map(toSchema) : undefined;
+    },
+  }, (prompt, fit) => {
+    if (prompt.cuts.length === 0) return;
+    deps.logger.debug("Prompt sections cut to their budget", {
+      turnId: input.id,
+      source: fit.source,
+      window: fit.window,
+      cuts: prompt.cuts.map((c) => `${c.title}: ${c.kept} kept, ${c.cut} left out`),
+    });
   });
 }
 
@@ -262,6 +298,7 @@ async function callLlm(
       signal: call?.signal ?? signal,
       stream: deps.settings.stream,
       listener: streamListener(input, deps),
+      ...(deps.cause !== undefined ? { cause: deps.cause } : {}),
     });
   } catch (error) {
     if (error instanceof ContextLengthError && error.inputTokens === undefined) {
@@ -298,32 +335,6 @@ async function callLlm(
   return result.response;
 }
 
-/** Publishes a call's stream as the turn's content and reasoning deltas. */
-function streamListener(input: Input, deps: TurnDeps): LlmCallListener {
-  return {
-    onEvent: (_source, event) => {
-      if (event.type === "text_delta") {
-        deps.events.publish({ type: "content_delta", turnId: input.id, text: event.text });
-      } else if (event.type === "reasoning_delta") {
-        deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: event.text });
-      }
-    },
-    onReset: () => {
-      deps.events.publish({ type: "content_delta", turnId: input.id, text: "", reset: true });
-      deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: "", reset: true });
-    },
-    onFallback: (from, to, error) => {
-      deps.events.publish({
-        type: "provider_fallback",
-        turnId: input.id,
-        from,
-        to: to ?? "",
-        reason: error.message,
-      });
-    },
-  };
-}
-
 function failureReply(input: Input, error: unknown, signal: AbortSignal, logger: Logger): Reply {
   const base = { inputId: input.id, channel: input.channel };
   if (error instanceof ShortCircuit) return { ...base, text: error.text, status: error.status };
@@ -344,38 +355,4 @@ function failureReply(input: Input, error: unknown, signal: AbortSignal, logger:
     logger.warn("Turn failed", { turnId: input.id, code, error: error.message });
   }
   return { ...base, text: errorMessage(error), status: "error", errorCode: code };
-}
-
-/** Context.Prune after the input is recorded; a memory failure is logged, never fatal to a turn. */
-async function pruneContext(input: Input, signal: AbortSignal, deps: TurnDeps): Promise<void> {
-  if (!deps.context.prune) return;
-  try {
-    await deps.context.prune(input.text, signal);
-  } catch (error) {
-    if (signal.aborted) throw error;
-    deps.logger.error("Context prune failed; the window keeps its events", {
-      turnId: input.id,
-      error: errorMessage(error),
-      stack: error instanceof Error ? error.stack : undefined,
-    });
-  }
-}
-
-/** Recalled memory for the prompt; a failing tier is logged and left out, never fatal. */
-async function recallMemory(
-  input: Input,
-  signal: AbortSignal,
-  deps: TurnDeps,
-): Promise<MemorySection[]> {
-  if (!deps.recall) return [];
-  try {
-    return await deps.recall(input, signal);
-  } catch (error) {
-    if (signal.aborted) throw error;
-    deps.logger.error("Memory recall failed; answering without it", {
-      turnId: input.id,
-      error: errorMessage(error),
-    });
-    return [];
-  }
 }

@@ -1,15 +1,17 @@
 /**
  * The per-source rules of ProviderManager that are not about retry: fitting a request to the
- * source's window (build, prune, or refuse), usage recording, and the daily token cap.
+ * source's window (build, prune, or refuse), usage recording by source and cause, and the
+ * daily token caps of sources and causes.
  */
-import { computeTokenBudget, estimateTokens, type TokenCounter } from "../prompt/budget.ts";
-import { type ContextLengthDetail, errorMessage, ProviderError } from "../errors.ts";
+import { computeTokenBudget, type TokenCounter, type TokenizerFor } from "../prompt/budget.ts";
+import { estimateTokens } from "../prompt/estimate.ts";
+import { type ContextLengthDetail, errorMessage, ProviderError, UsageCapError } from "../errors.ts";
 import type { SourceConfig } from "./sources.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { ChatRequest, Provider, Usage } from "./provider.ts";
 import { fitLimit, pruneRequest, type RequestPruner, requestTokens } from "./request_prune.ts";
 import type { PruneReason, RequestFit, RequestPlan } from "./call.ts";
-import { dayOf, type UsageLedger } from "./usage.ts";
+import { dayOf, usageCost, type UsageLedger } from "./usage.ts";
 
 /** What SourceLimits needs (a subset of ProviderManagerOptions). */
 export interface SourceLimitsOptions {
@@ -18,6 +20,9 @@ export interface SourceLimitsOptions {
   usage?: UsageLedger;
   prune?: RequestPruner;
   countTokens?: TokenCounter;
+  tokenizer?: TokenizerFor;
+  /** Tokens a day the calls of a cause may use; 0: no cap. */
+  causeCap?: (cause: string) => number;
 }
 
 /** Told when a request was pruned. */
@@ -48,6 +53,11 @@ export class SourceLimits {
     this.#count = options.countTokens ?? estimateTokens;
   }
 
+  /** The counter of `provider`'s model: its tokenizer when known, else the default counter. */
+  counter(provider: Pick<Provider, "model">): TokenCounter {
+    return this.#options.tokenizer?.(provider.model) ?? this.#count;
+  }
+
   /**
    * `plan` for `provider`: built for its window (memory and timeline within the working band);
    * over the window, pruned; still over it (the persona, the user's messages and the tool
@@ -56,12 +66,13 @@ export class SourceLimits {
   async fit(provider: Provider, plan: RequestPlan, onPrune: PruneListener): Promise<Fitted> {
     const window = provider.maxContextTokens();
     const targetTokens = computeTokenBudget(window, 0).target;
-    let request = build(plan, { source: provider.name, window, targetTokens });
+    const count = this.counter(provider);
+    let request = build(plan, { source: provider.name, window, targetTokens, count });
     const limit = fitLimit(window, request);
-    let tokens = requestTokens(request, this.#count);
+    let tokens = requestTokens(request, count);
     if (tokens <= limit) return { ok: true, request };
     request = await this.#prune(provider, request, "guard", onPrune);
-    tokens = requestTokens(request, this.#count);
+    tokens = requestTokens(request, count);
     if (tokens <= limit) return { ok: true, request };
     const n = (x: number) => x.toLocaleString("en-US");
     this.#options.logger.warn(`Request refused: it does not fit source "${provider.name}"`, {
@@ -90,14 +101,15 @@ export class SourceLimits {
     sent: ChatRequest,
     onPrune: PruneListener,
   ): Promise<ChatRequest | undefined> {
-    const before = requestTokens(sent, this.#count);
+    const count = this.counter(provider);
+    const before = requestTokens(sent, count);
     const window = provider.maxContextTokens();
     const targetTokens = Math.floor(Math.min(window * 0.8, before * 0.75));
     const rebuilt = typeof plan === "function"
-      ? plan({ source: provider.name, window, targetTokens })
+      ? plan({ source: provider.name, window, targetTokens, count })
       : sent;
     const pruned = await this.#prune(provider, rebuilt, "overflow", onPrune, before);
-    return requestTokens(pruned, this.#count) < before ? pruned : undefined;
+    return requestTokens(pruned, count) < before ? pruned : undefined;
   }
 
   /** Pruned towards 0.8× the window and 0.75× `before` (default: its own size). */
@@ -106,9 +118,9 @@ export class SourceLimits {
     request: ChatRequest,
     reason: PruneReason,
     onPrune: PruneListener,
-    before = requestTokens(request, this.#count),
+    before = requestTokens(request, this.counter(provider)),
   ): Promise<ChatRequest> {
-    const count = this.#count;
+    const count = this.counter(provider);
     const window = provider.maxContextTokens();
     const targetTokens = Math.floor(Math.min(window * 0.8, before * 0.75));
     const prune = this.#options.prune ?? pruneRequest;
@@ -128,29 +140,61 @@ export class SourceLimits {
   }
 
   /**
-   * Add what one call consumed: the server's usage, else an estimate from the prompt sent and
-   * the output received (marked estimated); nothing when the prompt never reached the server.
-   * Failed and stopped calls count too, so daily caps hold. Never throws.
+   * Add what one call consumed, under its cause: the server's usage, else an estimate from the
+   * prompt sent and the output received (marked estimated); nothing when the prompt never
+   * reached the server. Failed and stopped calls count too, so daily caps hold. Priced at the
+   * source's prices when it has any. Never throws.
    */
-  record(source: string, request: ChatRequest, spend: CallSpend): void {
+  record(
+    source: SourceConfig,
+    provider: Pick<Provider, "name" | "model">,
+    call: { request: ChatRequest; spend: CallSpend; cause: string },
+  ): void {
     const ledger = this.#options.usage;
     if (!ledger) return;
+    const { request, spend } = call;
+    const count = this.counter(provider);
     const usage = spend.usage ?? (spend.promptSent || spend.output !== ""
       ? {
-        promptTokens: requestTokens(request, this.#count),
-        completionTokens: this.#count(spend.output),
+        promptTokens: requestTokens(request, count),
+        completionTokens: count(spend.output),
         estimated: true,
       }
       : undefined);
     if (!usage) return;
+    const cost = usageCost(usage, { input: source.priceInput, output: source.priceOutput });
     try {
-      ledger.record(source, dayOf(this.#options.clock.now()), usage);
+      ledger.record({
+        source: provider.name,
+        day: dayOf(this.#options.clock.now()),
+        cause: call.cause,
+        usage,
+        ...(cost !== undefined ? { cost } : {}),
+      });
     } catch (error) {
       this.#options.logger.error("Recording LLM usage failed", {
-        source,
+        source: provider.name,
         error: errorMessage(error),
       });
     }
+  }
+
+  /** The refusal of a call for `cause` once it used up its daily token cap, else undefined. */
+  causeCapFailure(cause: string): UsageCapError | undefined {
+    const cap = this.#options.causeCap?.(cause) ?? 0;
+    const ledger = this.#options.usage;
+    if (cap <= 0 || !ledger) return undefined;
+    let used: number;
+    try {
+      used = ledger.causeTokens(cause, dayOf(this.#options.clock.now()));
+    } catch (error) {
+      this.#options.logger.error("Reading LLM usage failed; the cause cap is not checked", {
+        cause,
+        error: errorMessage(error),
+      });
+      return undefined;
+    }
+    return used >= cap ? new UsageCapError(cause, used, cap) : undefined;
   }
 
   /** Prompt + completion tokens of `source` today (local day); 0 without a ledger. */

@@ -4,15 +4,18 @@
  * this file only.
  */
 import type { ProviderError } from "../errors.ts";
+import type { TokenCounter } from "../prompt/budget.ts";
 import type { ChatRequest, ChatResponse, StreamEvent } from "./provider.ts";
 
-/** What a request is built for: one source's window and the estimate to stay within. */
+/** What a request is built for: one source's window, its counter and the size to stay within. */
 export interface RequestFit {
   source: string;
   /** The source's window in tokens. */
   window: number;
-  /** The most estimated tokens memory and timeline may bring the request to. */
+  /** The most tokens memory and timeline may bring the request to. */
   targetTokens: number;
+  /** Counts tokens as this source's model does (its tokenizer, else the calibrated estimate). */
+  count: TokenCounter;
 }
 
 /**
@@ -45,6 +48,8 @@ export interface LlmCallOptions {
   listener?: LlmCallListener;
   /** Stream the answer (default true). */
   stream?: boolean;
+  /** What made the call: usage is kept and capped by it (the manager's DEFAULT_CAUSE if absent). */
+  cause?: string;
 }
 
 /** The answer of a call and where it came from; times are measured from the call's start. */

@@ -24,7 +24,7 @@ import {
 } from "./sources.ts";
 import { type Clock, type Logger, sleep } from "../ports.ts";
 import type { ChatRequest, Provider } from "./provider.ts";
-import type { TokenCounter } from "../prompt/budget.ts";
+import type { TokenCounter, TokenizerFor } from "../prompt/budget.ts";
 import { Semaphore } from "./_semaphore.ts";
 import type { RequestPruner } from "./request_prune.ts";
 import { SourceLimits } from "./_source_limits.ts";
@@ -59,11 +59,18 @@ export interface ProviderManagerOptions {
   prune?: RequestPruner;
   /** Token estimate for the overflow guard and for calls without reported usage. */
   countTokens?: TokenCounter;
+  /** A source model's own token counter where one is known; else `countTokens` applies. */
+  tokenizer?: TokenizerFor;
+  /** Tokens a day the calls of a cause may use (`core.llm.causes.<cause>.daily_token_cap`). */
+  causeCap?: (cause: string) => number;
   /** How the owner runs the command line, named in the no-source advice (default `homeagent`). */
   command?: string;
   /** A source became unusable (refused its key, or cannot be built) until its config changes. */
   onUnusable?(source: string, error: ProviderError): void;
 }
+
+/** The cause of a call that names none. */
+export const DEFAULT_CAUSE = "other";
 
 /** How a source is doing, for `status` and the dashboard. */
 export interface SourceHealth {
@@ -157,13 +164,19 @@ export class ProviderManager implements LlmCaller {
 
   /**
    * Answer `request` from the first source that can; a builder builds it for each source's own
-   * window. Throws NoProviderError without sources, AbortedError when `signal` aborts,
+   * window. Throws NoProviderError without sources, UsageCapError when the call's cause used
+   * up its daily cap (nothing sent), AbortedError when `signal` aborts,
    * ContextLengthError when no source can fit it (nothing was sent), else
    * AllProvidersFailedError naming each source's failure.
    */
   async call(request: RequestPlan, options: LlmCallOptions = {}): Promise<LlmCallResult> {
     const sources = this.#options.sources();
     if (sources.length === 0) throw new NoProviderError(this.#options.command);
+    const capped = this.#limits.causeCapFailure(options.cause ?? DEFAULT_CAUSE);
+    if (capped) {
+      this.#options.logger.warn(capped.message, { cause: capped.usageCause });
+      throw capped;
+    }
     const started = this.#options.clock.monotonic();
     const failures: ProviderError[] = [];
     const refusals: ContextLengthDetail[] = [];
@@ -245,12 +258,13 @@ export class ProviderManager implements LlmCaller {
     const release = await entry.slots.acquire(options.signal);
     try {
       let sent = fitted.request;
-      let attempt = await this.#attempt(provider, entry, sent, options, started);
+      const at = { source, entry, options, started };
+      let attempt = await this.#attempt(provider, sent, at);
       if (!attempt.ok && attempt.error.kind === "overflow") {
         const smaller = await this.#limits.refit(provider, plan, sent, onPrune);
         if (smaller) {
           sent = smaller;
-          attempt = await this.#attempt(provider, entry, sent, options, started);
+          attempt = await this.#attempt(provider, sent, at);
         }
       } else if (!attempt.ok && attempt.error.retryable) {
         const delay = this.#options.retryDelayMs ?? 500;
@@ -259,7 +273,7 @@ export class ProviderManager implements LlmCaller {
         } catch (error) {
           throw new AbortedError("LLM call aborted", { cause: error });
         }
-        attempt = await this.#attempt(provider, entry, sent, options, started);
+        attempt = await this.#attempt(provider, sent, at);
       }
       return attempt;
     } finally {
@@ -273,18 +287,21 @@ export class ProviderManager implements LlmCaller {
    */
   async #attempt(
     provider: Provider,
-    entry: Entry,
     request: ChatRequest,
-    options: LlmCallOptions,
-    started: number,
+    at: { source: SourceConfig; entry: Entry; options: LlmCallOptions; started: number },
   ): Promise<Attempt> {
+    const { entry, options, started } = at;
     const { signal } = options;
     if (signal?.aborted) throw new AbortedError("LLM call aborted", { cause: signal.reason });
     const { clock, logger } = this.#options;
     const attempt = options.stream === false
       ? await chatOnce(provider, request, signal)
       : await streamOnce(provider, request, { ...options, clock, logger, started });
-    this.#limits.record(provider.name, request, attempt.spend);
+    this.#limits.record(at.source, provider, {
+      request,
+      spend: attempt.spend,
+      cause: options.cause ?? DEFAULT_CAUSE,
+    });
     if (signal?.aborted || (!attempt.ok && attempt.error.kind === "cancelled")) {
       throw new AbortedError("LLM call aborted", { cause: signal?.reason });
     }

@@ -34,7 +34,7 @@ export type RequestPruner = (
 /** Estimated tokens of one image in a request. */
 export const IMAGE_TOKENS = 800;
 
-const TIMELINE = "[Conversation so far]\n";
+const TIMELINE = "[Conversation so far]";
 const CUT = (n: number) => `\n[… ${n} characters cut to fit the context window …]\n`;
 
 /** Estimated tokens of a whole request (message texts, tool calls and tool schemas). */
@@ -71,9 +71,10 @@ export function pruneRequest(request: ChatRequest, info: PruneInfo): ChatRequest
 /** Drop the oldest lines of the timeline block until `over()` is at most 0 (or none is left). */
 function dropTimeline(text: string, over: () => number, count: TokenCounter): string {
   const at = text.lastIndexOf(TIMELINE);
-  if (at < 0) return text;
-  const head = text.slice(0, at + TIMELINE.length);
-  const lines = text.slice(at + TIMELINE.length).split("\n");
+  const end = at < 0 ? -1 : text.indexOf("\n", at); // the header may say what was left out
+  if (end < 0) return text;
+  const head = text.slice(0, end + 1);
+  const lines = text.slice(end + 1).split("\n");
   let excess = over();
   let drop = 0;
   while (drop < lines.length && excess > 0) excess -= count(lines[drop++]!) + 1;
@@ -81,14 +82,24 @@ function dropTimeline(text: string, over: () => number, count: TokenCounter): st
   return kept.length > 0 ? head + kept.join("\n") : text.slice(0, at).trimEnd();
 }
 
-/** Cut about `excess` tokens out of the middle of `text`, keeping its head and tail. */
+/**
+ * Cut at least `excess` tokens out of the middle of `text`, keeping its head and tail. Tokens
+ * are not spread evenly over characters, and the marker costs some, so the cut is measured and
+ * made deeper until it is enough (or only the marker would be left).
+ */
 function cutMiddle(text: string, excess: number, count: TokenCounter): string {
   const tokens = count(text);
   if (tokens <= 16) return text;
-  const keepRatio = Math.max(0, (tokens - excess - 16) / tokens);
-  const keep = Math.floor(text.length * keepRatio);
-  if (keep >= text.length) return text;
-  const head = Math.ceil(keep / 2);
-  const tail = keep - head;
-  return text.slice(0, head) + CUT(text.length - keep) + (tail > 0 ? text.slice(-tail) : "");
+  const goal = tokens - excess;
+  let keep = Math.floor(text.length * Math.max(0, (goal - 16) / tokens));
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if (keep >= text.length) return text;
+    const head = Math.ceil(keep / 2);
+    const tail = keep - head;
+    const cut = text.slice(0, head) + CUT(text.length - keep) + (tail > 0 ? text.slice(-tail) : "");
+    const over = count(cut) - goal;
+    if (over <= 0 || keep === 0) return cut;
+    keep = Math.max(0, Math.floor(keep * (1 - over / Math.max(1, count(cut))) - 8));
+  }
+  return CUT(text.length).trim();
 }

@@ -25,6 +25,9 @@ export interface SourceConfig {
   audio?: boolean;
   /** Tokens (prompt + completion) a day after which the source is skipped; 0 or absent: no cap. */
   dailyTokenCap?: number;
+  /** Money per million prompt / completion tokens (`price_input`, `price_output`); absent: free. */
+  priceInput?: number;
+  priceOutput?: number;
 }
 
 /** Calls in flight per source when `max_concurrent` is not set. */

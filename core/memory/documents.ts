@@ -124,11 +124,11 @@ export function documentTools(store: DocumentStore, context: ColdStorageSink): R
     defineTool({
       name: "doc_query",
       description:
-        "Search document memory (older conversations and saved notes). Found documents are " +
-        "moved back into your working context at their original time.",
+        "Search document memory (older conversations, saved notes); what it finds moves back " +
+        "into your working context at its time.",
       input: z.object({
-        query: z.string().min(1).describe("What to look for"),
-        k: z.int().min(1).max(20).optional().describe("Most documents (5)"),
+        query: z.string().min(1),
+        k: z.int().min(1).max(20).optional().describe("most documents (5)"),
       }),
       handler: async (args, ctx) => {
         const hits = await store.query(args.query, { k: args.k ?? 5, signal: ctx.signal });

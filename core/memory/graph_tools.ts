@@ -29,11 +29,13 @@ export interface GraphToolsOptions {
 const NAME = z.string().min(1).max(200);
 const CONFIDENCE = z.number().min(0).max(1);
 
+// The descriptions are sent with every request to a small model (core.tools.always): each word
+// is paid on every call, so they say what a name does not.
 const TRIPLE = z.object({
-  subject: NAME.describe("Entity the fact is about, e.g. a person's name"),
-  predicate: NAME.describe("Relation, e.g. lives_in, likes, 居住地"),
-  object: NAME.describe("The other entity or value"),
-  subject_type: z.string().optional().describe("person, place, thing, … (optional)"),
+  subject: NAME.describe("e.g. a person's name"),
+  predicate: NAME.describe("e.g. lives_in, likes, 居住地"),
+  object: NAME.describe("entity or value"),
+  subject_type: z.string().optional().describe("person, place, thing, …"),
   object_type: z.string().optional(),
   confidence: CONFIDENCE.optional(),
 });
@@ -90,14 +92,13 @@ export function graphTools(store: GraphStore, options: GraphToolsOptions = {}): 
 function recallTool(graph: GraphMemory, options: GraphToolsOptions): RegisteredTool {
   return defineTool({
     name: "memory_recall",
-    description: "Recall facts from the knowledge graph around entities matching the keywords " +
-      "(names, places, topics). Each fact shows its #id.",
+    description: "Recall knowledge-graph facts around the entities the keywords name (people, " +
+      "places, topics); each shows its #id.",
     input: z.object({
       keywords: z.array(NAME).min(1).max(20),
-      depth: z.int().min(1).max(3).optional().describe("BFS depth (2)"),
-      limit: z.int().min(1).max(200).optional().describe("Most facts (30)"),
-      include_history: z.boolean().optional()
-        .describe("Also list superseded and deleted facts of the matched entities"),
+      depth: z.int().min(1).max(3).optional().describe("hops (2)"),
+      limit: z.int().min(1).max(200).optional().describe("most facts (30)"),
+      include_history: z.boolean().optional().describe("also superseded and deleted facts"),
     }),
     parallelSafe: true,
     noMemory: true,
@@ -137,15 +138,13 @@ async function history(
 function commitTool(graph: GraphMemory, options: GraphToolsOptions): RegisteredTool {
   return defineTool({
     name: "memory_commit",
-    description: "Write facts (subject —predicate→ object) into the knowledge graph. Facts " +
-      "add up: a second pet, sister or liked dish is one more fact. Only functional predicates " +
-      "(name, age, birthday, lives_in/居住地, job/职业, works_at/工作单位, spouse, born_in/籍贯, …) " +
-      "hold one value: a new one closes the old. To retire any other fact that stopped being " +
-      "true, use memory_edit with close.",
+    description: "Save facts (subject —predicate→ object) to the knowledge graph. Facts add " +
+      "up (a second pet is one more); only functional predicates (name, age, birthday, " +
+      "lives_in/居住地, job/职业, works_at, spouse, born_in, …) keep one value, a new one " +
+      "closing the old. memory_edit with close retires any other fact no longer true.",
     input: z.object({
       triples: z.array(TRIPLE).min(1).max(50),
-      sentence_text: z.string().max(2000).optional()
-        .describe("The sentence the facts come from, kept as their source"),
+      sentence_text: z.string().max(2000).optional().describe("their source sentence"),
     }),
     handler: async (args, ctx) => {
       const sentence = optionalString(args.sentence_text);

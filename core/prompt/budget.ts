@@ -1,14 +1,50 @@
-/** The context budget of ARCHITECTURE.md "Context Budget", and the token estimate it counts with. */
+/**
+ * The context budget of ARCHITECTURE.md "Context Budget", split into one share per prompt
+ * section (issue 16): budgets are ceilings, not fill targets, and a section over its share is
+ * cut by relevance (core/prompt/sections.ts), never by position.
+ */
 
 /** The working band never exceeds this many tokens, whatever the window. */
 export const MAX_TARGET_TOKENS = 600_000;
+
+/** The sections of the system prompt that have a share of the budget. */
+export type PromptSection =
+  | "persona"
+  | "graph"
+  | "documents"
+  | "knowledge"
+  | "skills"
+  | "other"
+  | "timeline";
+
+/** Each section's share of what the fixed part leaves of the band, in percent. */
+export type SectionShares = Readonly<Record<PromptSection, number>>;
+
+/**
+ * The default shares. They add up to less than 100: what is left is room for the tool rounds
+ * of the turn, which are counted into the fixed part once they happen, and for the reply.
+ */
+export const DEFAULT_SECTION_SHARES: SectionShares = {
+  persona: 10,
+  graph: 12,
+  documents: 12,
+  knowledge: 8,
+  skills: 5,
+  other: 5,
+  timeline: 45,
+};
 
 /** How a prompt's tokens are split. Budgets are ceilings, not fill targets. */
 export interface TokenBudget {
   maxContext: number;
   target: number;
+  /** Tokens of the parts never cut: the request's messages and tools, the time, the notes. */
   fixed: number;
+  /** Tokens each section may take at most. */
+  sections: Readonly<Record<PromptSection, number>>;
+  /** The memory sections' shares together (graph, documents, knowledge, skills, other). */
   memory: number;
+  /** The timeline's share. */
   context: number;
 }
 
@@ -16,12 +52,13 @@ export interface TokenBudget {
 export interface TokenBudgetOptions {
   /** A smaller working band than the window's (a source refused a longer request). */
   target?: number;
+  shares?: SectionShares;
 }
 
 /**
- * targetUsage = min(window × 0.8, 600k); memory gets ⅓ of what the fixed part leaves, events ⅔.
- * The fixed part is everything that is never pruned: persona, notes, the user's message, this
- * turn's tool rounds and the tool schemas.
+ * targetUsage = min(window × 0.8, 600k); each section gets its share of what the fixed part
+ * leaves of it. The fixed part is everything that is never cut: the user's message, this
+ * turn's tool rounds, the tool schemas, the time line and the pre_action notes.
  */
 export function computeTokenBudget(
   maxContext: number,
@@ -31,21 +68,42 @@ export function computeTokenBudget(
   const band = Math.min(maxContext * 0.8, MAX_TARGET_TOKENS, options.target ?? Infinity);
   const target = Math.max(0, Math.floor(band));
   const free = Math.max(0, target - fixedTokens);
-  const memory = Math.floor(free / 3);
-  return { maxContext, target, fixed: fixedTokens, memory, context: free - memory };
+  const shares = options.shares ?? DEFAULT_SECTION_SHARES;
+  const sections = Object.fromEntries(
+    Object.entries(shares).map(([name, share]) => [name, Math.floor(free * share / 100)]),
+  ) as Record<PromptSection, number>;
+  const memory = sections.graph + sections.documents + sections.knowledge + sections.skills +
+    sections.other;
+  return { maxContext, target, fixed: fixedTokens, sections, memory, context: sections.timeline };
+}
+
+/**
+ * Parse `persona=10,timeline=45,…` (percentages of the free band; unnamed sections keep their
+ * default). Throws RangeError naming the bad part, or when the shares add up to more than 100.
+ */
+export function parseSectionShares(text: string): SectionShares {
+  const shares: Record<string, number> = { ...DEFAULT_SECTION_SHARES };
+  for (const part of text.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
+    const [name, value] = part.split("=").map((p) => p.trim());
+    const share = Number(value);
+    if (!name || !(name in DEFAULT_SECTION_SHARES) || !Number.isFinite(share) || share < 0) {
+      throw new RangeError(
+        `Invalid prompt share "${part}": expected <section>=<percent> with a section of ` +
+          Object.keys(DEFAULT_SECTION_SHARES).join(", "),
+      );
+    }
+    shares[name] = share;
+  }
+  const total = Object.values(shares).reduce((a, b) => a + b, 0);
+  if (total > 100) throw new RangeError(`Prompt shares add up to ${total}%, more than 100%`);
+  return shares as SectionShares;
 }
 
 /** Counts tokens of a text. */
 export type TokenCounter = (text: string) => number;
 
-const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/g;
-
 /**
- * A tokenizer-free estimate that errs high: one token per CJK character, one per four other
- * characters. Close enough for budgeting across providers whose tokenizers differ anyway.
+ * The token counter of a model: its own tokenizer where one is known (gpt-tokenizer for the
+ * OpenAI family, in adapters/), else estimateTokens. Must not throw.
  */
-export function estimateTokens(text: string): number {
-  if (text.length === 0) return 0;
-  const cjk = text.match(CJK)?.length ?? 0;
-  return cjk + Math.ceil((text.length - cjk) / 4);
-}
+export type TokenizerFor = (model: string) => TokenCounter;

@@ -45,6 +45,15 @@ export function exchangeOf(event: ContextEvent): string {
 export interface TimelineOptions {
   /** Id of an event to leave out. */
   exclude?: string;
+  /**
+   * Relevance of events (by id) to the input being answered. When not every event fits, the
+   * newest `keepRecent` are kept and then the most relevant others; without it, newest first.
+   */
+  relevance?: ReadonlyMap<string, number>;
+  /** With `relevance`: the newest events kept before any other; default 4. */
+  keepRecent?: number;
+  /** Told how many events (besides `exclude`) did not fit, so the prompt can say so. */
+  onLeftOut?: (count: number) => void;
 }
 
 /**
@@ -60,6 +69,11 @@ export interface ContextWindow {
    * `exclude` (the input being answered, sent as the user message) is skipped, not counted.
    */
   timeline(budgetTokens: number, count: TokenCounter, options?: TimelineOptions): ContextEvent[];
+  /**
+   * The relevance of each event to `query`, by event id (what TimelineOptions.relevance takes).
+   * Absent: the timeline is cut newest first. May reject when its vector layer fails.
+   */
+  relevance?(query: string, signal?: AbortSignal): Promise<ReadonlyMap<string, number>>;
   size(): number;
   /**
    * Resolves once every change made so far is durable, so a reply may be acknowledged; rejects
@@ -103,24 +117,42 @@ export class RecentContext implements ContextWindow {
   }
 }
 
-/** The newest events of `events` that fit in `budgetTokens`, returned oldest first. */
+/**
+ * The events of `events` that fit in `budgetTokens`, returned oldest first: newest first, or —
+ * when `relevance` is given and not all fit — the newest `keepRecent`, then the most relevant.
+ * An event too long for what is left is skipped, not the end of the timeline.
+ */
 export function budgetedTimeline(
   events: readonly ContextEvent[],
   budgetTokens: number,
   count: TokenCounter,
   options: TimelineOptions = {},
 ): ContextEvent[] {
-  const picked: ContextEvent[] = [];
-  let used = 0;
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]!;
-    if (event.id === options.exclude) continue;
-    const cost = count(formatEvent(event));
-    if (used + cost > budgetTokens) break;
-    used += cost;
-    picked.push(event);
+  const candidates = events.filter((e) => e.id !== options.exclude);
+  const costs = new Map(candidates.map((e) => [e, count(formatEvent(e))]));
+  const order = [...candidates].reverse(); // newest first
+  const relevance = options.relevance;
+  if (relevance && [...costs.values()].reduce((a, b) => a + b, 0) > budgetTokens) {
+    const recent = order.slice(0, options.keepRecent ?? 4);
+    const rest = order.slice(recent.length)
+      .map((event, i) => ({ event, i, score: relevance.get(event.id) ?? 0 }))
+      .sort((a, b) => b.score - a.score || a.i - b.i)
+      .map((r) => r.event);
+    order.splice(0, order.length, ...recent, ...rest);
   }
-  return picked.reverse();
+  const picked = new Set<ContextEvent>();
+  let used = 0;
+  for (const event of order) {
+    const cost = costs.get(event)!;
+    if (used + cost > budgetTokens) {
+      if (relevance) continue;
+      break; // newest first: an older event never jumps a newer one that did not fit
+    }
+    used += cost;
+    picked.add(event);
+  }
+  options.onLeftOut?.(candidates.length - picked.size);
+  return candidates.filter((e) => picked.has(e));
 }
 
 // Events are immutable once appended, so their prompt line is computed once.

@@ -178,6 +178,19 @@ export class RelevanceContext implements ContextWindow {
     return budgetedTimeline(this.#events, budgetTokens, count, options);
   }
 
+  /** Relevance of every event to `query`, by id (the prompt's timeline cut). */
+  async relevance(query: string, signal?: AbortSignal): Promise<ReadonlyMap<string, number>> {
+    const events = [...this.#events]; // a prune may replace the list while this awaits
+    if (events.length === 0) return new Map();
+    const [queryVector] = await this.#options.embedder.embed([cleanText(query)], { signal });
+    await this.#ensureVectors(events, signal);
+    const scores = (this.#options.scorer ?? dotScores)(
+      queryVector!,
+      events.map((e) => e.vector!.vector),
+    );
+    return new Map(events.map((e, i) => [e.id, scores[i]!]));
+  }
+
   /** Relevance of every event to `query` (for the memory view), in timeline order. */
   async scores(query: string, signal?: AbortSignal): Promise<number[]> {
     if (this.#events.length === 0) return [];

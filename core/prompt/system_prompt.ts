@@ -1,28 +1,54 @@
 /**
- * System prompt assembly: persona and pre_action notes → memory index → related documents →
- * knowledge → context timeline, inside the token budget (ARCHITECTURE.md "Context Budget").
+ * System prompt assembly: persona → time → pre_action notes → memory index → related documents →
+ * knowledge → skills → other sections → conversation timeline. Each section has its share of the
+ * token budget (core/prompt/budget.ts) and, when over it, is cut by relevance
+ * (core/prompt/sections.ts); a cut section says so in its header, so no cut is silent.
  */
-import { computeTokenBudget, type TokenBudget, type TokenCounter } from "./budget.ts";
+import {
+  computeTokenBudget,
+  DEFAULT_SECTION_SHARES,
+  type PromptSection,
+  type SectionShares,
+  type TokenBudget,
+  type TokenCounter,
+} from "./budget.ts";
 import { type ContextEvent, type ContextWindow, formatEvent } from "./context.ts";
 import type { ChatMessage, ToolSchema } from "../llm/provider.ts";
 import { requestTokens } from "../llm/request_prune.ts";
-import type { RequestBuilder } from "../llm/call.ts";
+import type { RequestBuilder, RequestFit } from "../llm/call.ts";
+import { fitLines, fitPersona, type Relevance } from "./sections.ts";
 
-/** Which tier a memory section comes from; the prompt orders sections by it. */
-export type MemorySectionKind = "graph" | "documents" | "knowledge";
+/** Which tier or part a prompt section comes from; the prompt orders sections by it. */
+export type MemorySectionKind = "graph" | "documents" | "knowledge" | "skills";
 
 /** The prompt order of section kinds; sections without a kind come last, in their own order. */
 export const MEMORY_SECTION_ORDER: readonly MemorySectionKind[] = [
   "graph",
   "documents",
   "knowledge",
+  "skills",
 ];
 
-/** A titled block of recalled memory ("[Memory Index]", "[Related Memory Docs]", …). */
+/** A titled block of the prompt ("[Memory Index]", "[Related Memory Docs]", "[Skills]", …). */
 export interface MemorySection {
   title: string;
   lines: string[];
   kind?: MemorySectionKind;
+  /** Said after the title on its line ("Call skill_load with a name …"). */
+  hint?: string;
+  /**
+   * `false`: the lines are in no order of relevance (an index by name), so they are ranked
+   * against the input when the section must be cut. Default: they come ranked (recall order).
+   */
+  ranked?: boolean;
+}
+
+/** What the prompt's relevance cuts read, computed once per turn against the input. */
+export interface PromptRelevance {
+  /** Relevance of a persona paragraph or an unranked section's line. */
+  text?: Relevance;
+  /** Relevance of each timeline event, by id. */
+  events?: ReadonlyMap<string, number>;
 }
 
 /** What the prompt is built from. */
@@ -39,12 +65,23 @@ export interface PromptParts {
   maxContextTokens: number;
   /**
    * Tokens of the rest of the request — the user's message, this turn's tool rounds, the tool
-   * schemas — counted with the fixed part, so memory and timeline take only what they leave.
+   * schemas — counted with the fixed part, so the sections take only what they leave.
    */
   reservedTokens?: number;
   /** A working band below the window's (a source refused a longer request). */
   targetTokens?: number;
   count: TokenCounter;
+  /** Each section's share of the budget; default DEFAULT_SECTION_SHARES. */
+  shares?: SectionShares;
+  relevance?: PromptRelevance;
+}
+
+/** A section that did not fit its share: how much of it went in. */
+export interface SectionCut {
+  section: PromptSection;
+  title: string;
+  kept: number;
+  cut: number;
 }
 
 /** The assembled prompt and the budget it was built under. */
@@ -53,44 +90,83 @@ export interface BuiltPrompt {
   budget: TokenBudget;
   timeline: ContextEvent[];
   tokens: number;
+  /** Sections cut to their share (each also says so in its header). */
+  cuts: SectionCut[];
 }
 
 /**
- * Assemble the system prompt inside the token budget (memory ⅓, timeline ⅔ of what is free).
- * Budgets are ceilings: memory lines are taken in recall order until one does not fit, the
- * timeline newest-first; nothing is padded. The persona and notes are never cut: when they and
- * the reserved part fill the band, memory and timeline are simply left out.
+ * Assemble the system prompt inside the token budget. Budgets are ceilings: nothing is padded,
+ * and a section over its share keeps its most relevant lines (the timeline: the newest few,
+ * then the most relevant events). The time and the notes are never cut; the persona keeps at
+ * least its first paragraph.
  */
 export function buildSystemPrompt(parts: PromptParts): BuiltPrompt {
+  const { count } = parts;
   const time = new Date(parts.now).toISOString().replace("T", " ").slice(0, 16) + " UTC";
-  const fixed = [parts.persona.trim(), `Current time: ${time}`, ...parts.notes].join("\n\n");
-  const fixedTokens = parts.count(fixed) + (parts.reservedTokens ?? 0);
-  const budget = computeTokenBudget(parts.maxContextTokens, fixedTokens, {
-    target: parts.targetTokens,
-  });
-
-  const memoryBlocks: string[] = [];
-  let memoryUsed = 0;
-  for (const section of orderSections(parts.memory)) {
-    const lines: string[] = [];
-    for (const line of section.lines) {
-      const cost = parts.count(line) + 1;
-      if (memoryUsed + cost > budget.memory) break;
-      memoryUsed += cost;
-      lines.push(line);
-    }
-    if (lines.length > 0) memoryBlocks.push(`[${section.title}]\n${lines.join("\n")}`);
+  const fixed = [`Current time: ${time}`, ...parts.notes].join("\n\n");
+  let budget = computeTokenBudget(
+    parts.maxContextTokens,
+    count(fixed) + (parts.reservedTokens ?? 0),
+    { target: parts.targetTokens, shares: parts.shares },
+  );
+  const cuts: SectionCut[] = [];
+  const persona = fitPersona(parts.persona, budget.sections.persona, count, parts.relevance?.text);
+  const personaTokens = count(persona.text);
+  if (personaTokens > budget.sections.persona) {
+    // A first paragraph over the persona's share: the other sections make room for it.
+    budget = computeTokenBudget(parts.maxContextTokens, budget.fixed + personaTokens, {
+      target: parts.targetTokens,
+      shares: { ...(parts.shares ?? DEFAULT_SECTION_SHARES), persona: 0 },
+    });
   }
+  if (persona.cut > 0) {
+    cuts.push({ section: "persona", title: "Persona", kept: persona.kept, cut: persona.cut });
+  }
+  const blocks = orderSections(parts.memory).flatMap((section) => {
+    const share = budget.sections[section.kind ?? "other"];
+    const relevance = section.ranked === false ? parts.relevance?.text : undefined;
+    const fitted = fitLines(section.lines, share, count, relevance);
+    if (section.lines.length === 0) return [];
+    if (fitted.cut > 0) {
+      cuts.push({
+        section: section.kind ?? "other",
+        title: section.title,
+        kept: fitted.lines.length,
+        cut: fitted.cut,
+      });
+    }
+    return [[header(section.title, section.hint, fitted.cut), ...fitted.lines].join("\n")];
+  });
+  const { timeline, block: timelineBlock, cut } = timelineSection(parts, budget.context);
+  if (cut > 0) {
+    cuts.push({ section: "timeline", title: "Conversation so far", kept: timeline.length, cut });
+  }
+  const text = [persona.text, fixed, ...blocks, timelineBlock].filter((s) => s !== "").join("\n\n");
+  return { text, budget, timeline, tokens: count(text), cuts };
+}
 
-  const timeline = parts.context.timeline(budget.context, parts.count, {
-    exclude: parts.currentEventId,
-  }).filter((e) => e.id !== parts.currentEventId);
-  const timelineBlock = timeline.length > 0
-    ? `[Conversation so far]\n${timeline.map(formatEvent).join("\n")}`
-    : "";
+function header(title: string, hint: string | undefined, cut: number): string {
+  const more = cut > 0 ? ` (${cut} ${cut === 1 ? "line" : "lines"} not shown)` : "";
+  return `[${title}]${more}${hint ? ` ${hint}` : ""}`;
+}
 
-  const text = [fixed, ...memoryBlocks, timelineBlock].filter((s) => s !== "").join("\n\n");
-  return { text, budget, timeline, tokens: parts.count(text) };
+/** The timeline within its share; its header says how many other events were left out. */
+function timelineSection(
+  parts: PromptParts,
+  budget: number,
+): { timeline: ContextEvent[]; block: string; cut: number } {
+  const exclude = parts.currentEventId;
+  let cut = 0;
+  const timeline = parts.context.timeline(budget, parts.count, {
+    exclude,
+    relevance: parts.relevance?.events,
+    onLeftOut: (count) => cut = count,
+  }).filter((e) => e.id !== exclude);
+  const all = timeline.length + cut;
+  if (all === 0) return { timeline, block: "", cut };
+  const more = cut > 0 ? ` (${cut} ${timeline.length > 0 ? "other " : ""}events not shown)` : "";
+  const lines = timeline.map(formatEvent);
+  return { timeline, block: [`[Conversation so far]${more}`, ...lines].join("\n"), cut };
 }
 
 /** What a turn's request is made of, besides the window of the source it is built for. */
@@ -98,29 +174,37 @@ export interface PromptRequestParts
   extends Omit<PromptParts, "maxContextTokens" | "reservedTokens" | "targetTokens"> {
   /** The user's message and this turn's tool rounds: sent whole after the system prompt. */
   messages: ChatMessage[];
-  tools?: ToolSchema[];
+  /** The tool schemas, or what a source with a window of that many tokens is sent. */
+  tools?: ToolSchema[] | ((window: number) => ToolSchema[] | undefined);
 }
 
 /**
  * A request built per source: the messages and tool schemas are counted first and never cut;
  * the system prompt's memory and timeline take what the source's window leaves of them.
  */
-export function promptRequest(parts: PromptRequestParts): RequestBuilder {
-  const { messages, tools, ...prompt } = parts;
-  // The system message's own overhead (4 tokens in requestTokens) is reserved with the rest.
-  const reservedTokens = requestTokens({ messages, tools }, parts.count) + 4;
-  return ({ window, targetTokens }) => {
+export function promptRequest(
+  parts: PromptRequestParts,
+  onBuilt?: (prompt: BuiltPrompt, fit: RequestFit) => void,
+): RequestBuilder {
+  const { messages, tools: toolsFor, ...prompt } = parts;
+  return (fit) => {
+    const { window, targetTokens, count } = fit;
+    const tools = typeof toolsFor === "function" ? toolsFor(window) : toolsFor;
+    // The system message's own overhead (4 tokens in requestTokens) is reserved with the rest.
+    const reservedTokens = requestTokens({ messages, tools }, count) + 4;
     const system = buildSystemPrompt({
       ...prompt,
+      count,
       maxContextTokens: window,
       reservedTokens,
       targetTokens,
     });
+    onBuilt?.(system, fit);
     return { messages: [{ role: "system", content: system.text }, ...messages], tools };
   };
 }
 
-/** Sections sorted by kind (graph → documents → knowledge → others), stable within a kind. */
+/** Sections sorted by kind (graph → documents → knowledge → skills → others), stable within one. */
 export function orderSections(sections: readonly MemorySection[]): MemorySection[] {
   const rank = (s: MemorySection) => {
     const i = s.kind === undefined ? -1 : MEMORY_SECTION_ORDER.indexOf(s.kind);

@@ -164,6 +164,7 @@ function requestHandler(sdk: PluginSDK, options: LuaPluginOptions, invoke: Invok
           description: String(def.description ?? ""),
           parameters: toSchema(def.parameters),
           timeoutMs: manifest.timeout_ms,
+          always: def.always === true,
           handler: async (args) => {
             const out = await invoke("invoke", [id, args], `tool "${name}"`);
             return typeof out === "string" ? out : JSON.stringify(out ?? null);

@@ -6,7 +6,7 @@
  * prompt and reads a skill, and the files it bundles, with `skill_load` (skills_tool.ts).
  */
 import { z } from "zod";
-import { type Plugin, PluginError } from "../../core/mod.ts";
+import { type MemorySection, type Plugin, PluginError } from "../../core/mod.ts";
 
 /** A parsed skill. */
 export interface Skill {
@@ -176,12 +176,25 @@ export class SkillLibrary {
 
   /** The compact index for the system prompt (name and description), or "" when there is none. */
   index(): string {
+    const section = this.section();
+    if (!section) return "";
+    return `[${section.title}] ${section.hint}\n${section.lines.join("\n")}`;
+  }
+
+  /**
+   * The index as a prompt section of its own: it takes the skills' share of the budget and,
+   * when over it, keeps the skills most relevant to the input. Undefined without skills.
+   */
+  section(): MemorySection | undefined {
     const skills = this.list();
-    if (skills.length === 0) return "";
-    const lines = skills.map((s) => `- ${s.name}: ${s.description}`);
-    return `[Skills] Call skill_load with a name to read a skill before using it.\n${
-      lines.join("\n")
-    }`;
+    if (skills.length === 0) return undefined;
+    return {
+      title: "Skills",
+      hint: "Call skill_load with a name to read a skill before using it.",
+      lines: skills.map((s) => `- ${s.name}: ${s.description}`),
+      kind: "skills",
+      ranked: false,
+    };
   }
 }
 

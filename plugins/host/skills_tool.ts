@@ -15,8 +15,8 @@ export function createSkillsBuiltin(library: SkillLibrary): Plugin {
     name: "skills",
     start(sdk) {
       sdk.registerStage("pre_action", (context) => {
-        const index = library.index();
-        if (index) context.systemMessages.push(index);
+        const section = library.section();
+        if (section) context.promptSections?.push(section);
       });
       sdk.registerTool({
         name: "skill_load",

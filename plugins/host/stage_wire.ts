@@ -1,5 +1,5 @@
 /** StageContext ↔ wire: what a subprocess or Lua stage handler sees, and applying its mutations. */
-import type { StageContext, StageName } from "../../core/mod.ts";
+import type { MemorySection, StageContext, StageName } from "../../core/mod.ts";
 import type {
   StageMutation,
   StageName as WireStageName,
@@ -42,6 +42,26 @@ export function stageToWire(context: StageContext): WireStageContext {
 
 const isString = (v: unknown): v is string => typeof v === "string";
 
+/** Sections one handler may add, and lines per section: the budget cuts them, this bounds work. */
+const MAX_SECTIONS = 8;
+const MAX_LINES = 500;
+const KINDS = new Set(["graph", "documents", "knowledge", "skills"]);
+
+function toSection(raw: unknown): MemorySection[] {
+  if (typeof raw !== "object" || raw === null) return [];
+  const r = raw as Record<string, unknown>;
+  if (!isString(r.title) || !Array.isArray(r.lines)) return [];
+  const lines = r.lines.filter(isString).slice(0, MAX_LINES);
+  if (lines.length === 0) return [];
+  const kind = isString(r.kind) && KINDS.has(r.kind) ? r.kind as MemorySection["kind"] : undefined;
+  return [{
+    title: r.title.slice(0, 100),
+    lines,
+    ...(kind ? { kind } : {}),
+    ranked: r.ranked === true,
+  }];
+}
+
 /** Apply a handler's mutations to the shared context; fields of the wrong type are ignored. */
 export function applyMutation(context: StageContext, mutation: unknown): void {
   if (typeof mutation !== "object" || mutation === null) return;
@@ -49,6 +69,9 @@ export function applyMutation(context: StageContext, mutation: unknown): void {
   if (isString(m.inputText) && context.stage === "on_input") context.input.text = m.inputText;
   if (Array.isArray(m.systemMessages)) {
     context.systemMessages.push(...m.systemMessages.filter(isString));
+  }
+  if (Array.isArray(m.promptSections) && context.stage === "pre_action") {
+    context.promptSections?.push(...m.promptSections.slice(0, MAX_SECTIONS).flatMap(toSection));
   }
   if (isString(m.llmText)) context.llmText = m.llmText;
   if (Array.isArray(m.toolCalls) && context.toolCalls) {

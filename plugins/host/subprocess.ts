@@ -256,6 +256,7 @@ class Bridge {
           timeoutMs: toolTimeout,
           parallelSafe: def.parallelSafe === true,
           noMemory: def.noMemory === true,
+          always: def.always === true,
           handler: (args, context) => {
             // The request's own promise, not an async wrapper: each await is a hop on every call.
             const call = this.#proc().request("tool.call", {

@@ -168,6 +168,11 @@ export interface StageMutation {
   inputText?: string;
   /** pre_action: system messages to append. */
   systemMessages?: string[];
+  /**
+   * pre_action: titled sections for the prompt, each cut to its share of the token budget by
+   * relevance to the input (`kind`: graph, documents, knowledge or skills; else "other").
+   */
+  promptSections?: WirePromptSection[];
   /** post_action: replace the model's text / tool calls. */
   llmText?: string;
   toolCalls?: WireToolCall[];
@@ -178,6 +183,15 @@ export interface StageMutation {
   toolResult?: WireToolResult;
   /** before_output: replace the final text. */
   output?: string;
+}
+
+/** A prompt section a pre_action handler adds. */
+export interface WirePromptSection {
+  title: string;
+  lines: string[];
+  kind?: string;
+  /** The lines come best first; by default they are ranked against the input when cut. */
+  ranked?: boolean;
 }
 
 /** An outgoing message for `channel.send`. */
@@ -236,6 +250,8 @@ export interface WireToolDef {
   timeoutMs?: number;
   parallelSafe?: boolean;
   noMemory?: boolean;
+  /** Send its schema with every request (a plugin's one essential tool); default: found by tool_search. */
+  always?: boolean;
 }
 
 /** A web request to a plugin's route (`/api/v1/plugins/<name>/<path>`). */

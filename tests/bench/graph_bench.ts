@@ -1,27 +1,13 @@
 /**
- * Graph and prompt figures: `graph_recall_p50_ms_1m` / `graph_recall_p95_ms_1m` (keyword recall,
+ * Graph figures: `graph_recall_p50_ms_1m` / `graph_recall_p95_ms_1m` (keyword recall,
  * depth 2, limit 50, over 100,000 entities and 1,000,000 relations in memory/graph.db on disk),
- * `graph_commit_1k_ms` (one commit of 1,000 triples into that graph, entity vectors on), and
- * `prompt_tokens_per_turn` (the system prompt of a realistic turn with an 8k-token window).
+ * and `graph_commit_1k_ms` (one commit of 1,000 triples into that graph, entity vectors on).
+ * The prompt figures are in token_bench.ts.
  */
 import { join } from "node:path";
-import {
-  buildSystemPrompt,
-  documentsSection,
-  estimateTokens,
-  RecentContext,
-  silentLogger,
-  type Triple,
-} from "../../core/mod.ts";
+import type { Triple } from "../../core/mod.ts";
 import { systemClock } from "../../adapters/mod.ts";
-import {
-  createHashEmbedder,
-  createTextAnalyzer,
-  DEFAULT_PERSONA,
-  DocStore,
-  GraphDB,
-  GraphIndexer,
-} from "../../memory/mod.ts";
+import { createHashEmbedder, GraphDB } from "../../memory/mod.ts";
 import { type Figure, quantile, round } from "./_figure.ts";
 
 const SYLLABLES = ("ka to mi ra ne su lo vi da ke ri mo sa tu ne po li an el or ba fe gi hu " +
@@ -114,119 +100,10 @@ async function graphFigures(): Promise<Record<string, Figure>> {
   }
 }
 
-const PEOPLE = ["Ann", "Bo", "Cy", "Dee", "小明", "小红", "妈妈", "爸爸", "Erik", "Fay"];
-const THINGS = [
-  "tea",
-  "jazz",
-  "Oslo",
-  "Bergen",
-  "piano",
-  "football",
-  "北京",
-  "上海",
-  "cats",
-  "garden",
-  "nurse",
-  "teacher",
-  "chess",
-  "coffee",
-  "hiking",
-  "Acme",
-  "school",
-  "火锅",
-  "跑步",
-  "书法",
-];
-
-/** A home with a few hundred facts, 200 documents and a full window; one turn's prompt. */
-async function promptTokens(): Promise<Record<string, Figure>> {
-  const dir = await Deno.makeTempDir({ prefix: "homeagent-bench-prompt-" });
-  const random = rng(5);
-  const embedder = createHashEmbedder();
-  const analyzer = await createTextAnalyzer();
-  const graph = GraphDB.open({ path: ":memory:", clock: systemClock, embedder });
-  const docs = await DocStore.open({
-    dir,
-    embedder,
-    analyzer,
-    clock: systemClock,
-    logger: silentLogger,
-  });
-  try {
-    const triples: Triple[] = [];
-    for (let i = 0; i < 300; i++) {
-      triples.push({
-        subject: pick(random, PEOPLE),
-        predicate: pick(random, PREDICATES),
-        object: random() < 0.3
-          ? pick(random, PEOPLE)
-          : `${pick(random, THINGS)}${i % 7 === 0 ? ` ${i}` : ""}`,
-      });
-    }
-    await graph.commit(triples);
-    await docs.insertMany(
-      Array.from({ length: 200 }, (_, i) => ({
-        content: `On day ${i} ${pick(random, PEOPLE)} talked about ${pick(random, THINGS)} and ` +
-          `${pick(random, THINGS)}; ${pick(random, PEOPLE)} said it was ${
-            pick(random, ["fun", "hard", "新鲜"])
-          }.`,
-        source: "cli",
-      })),
-      { sync: false },
-    );
-    const context = new RecentContext({ capacity: 200 });
-    for (let i = 0; i < 200; i++) {
-      context.append({
-        id: `e${i}`,
-        role: i % 2 === 0 ? "user" : "agent",
-        source: "cli",
-        channel: "cli",
-        input: i % 2 === 0
-          ? `Question ${i} about ${pick(random, THINGS)} and ${pick(random, PEOPLE)}?`
-          : undefined,
-        response: i % 2 === 1
-          ? `Answer ${i}: ${"some words ".repeat(8)}${pick(random, THINGS)}.`
-          : undefined,
-        timestamp: Date.UTC(2026, 0, 1) + i * 60_000,
-      });
-    }
-    const indexer = new GraphIndexer({ graph, analyzer, embedder });
-    const text =
-      "Ann and 小明 want to plan the weekend: does Ann still like jazz, and where does she live?";
-    const index = await indexer.section(text);
-    const hits = await docs.query(text, { k: 3, touch: true });
-    const related = documentsSection(hits.map((h) => h.document));
-    const prompt = buildSystemPrompt({
-      persona: DEFAULT_PERSONA,
-      now: Date.UTC(2026, 0, 2),
-      memory: [related, index].filter((s) => s !== undefined),
-      notes: [],
-      context,
-      currentEventId: "e199",
-      maxContextTokens: 8192,
-      count: estimateTokens,
-    });
-    const memoryText = prompt.text.slice(
-      prompt.text.indexOf("[Memory Index]"),
-      prompt.text.indexOf("[Conversation so far]"),
-    );
-    return {
-      prompt_tokens_per_turn: { value: prompt.tokens, unit: "tokens" },
-      prompt_memory_tokens_per_turn: { value: estimateTokens(memoryText), unit: "tokens" },
-    };
-  } finally {
-    graph.close();
-    docs.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 /** The figures of this module. */
 export const figures = {
   "graph_recall_p50_ms_1m": graphFigures,
   "graph_recall_p95_ms_1m": graphFigures,
   "graph_commit_1k_ms": graphFigures,
   "graph_build_1m_s": graphFigures,
-  "prompt_tokens_per_turn": promptTokens,
-  "prompt_memory_tokens_per_turn": promptTokens,
 };

@@ -25,6 +25,7 @@ import { figures as mcpFigures } from "./mcp_bench.ts";
 import { figures as luaFigures } from "./lua_bench.ts";
 import { figures as turnsFigures } from "./turns_bench.ts";
 import { figures as mediaFigures } from "./media_bench.ts";
+import { figures as tokenFigures } from "./token_bench.ts";
 
 const ALL: Record<string, FigureFn> = {
   ...kernelFigures,
@@ -44,6 +45,7 @@ const ALL: Record<string, FigureFn> = {
   ...luaFigures,
   ...mediaFigures,
   ...turnsFigures,
+  ...tokenFigures,
 };
 
 function machine() {

@@ -37,7 +37,13 @@ Deno.test("PluginSDK registers the four channels and detaches them when the plug
     logger: kernel.logger,
   });
   const names = kernel.agent.allTools().map((t) => t.name);
-  assert.deepEqual(names, ["qq_lookup", "output_send__qq", "output_send__qq_help"]);
+  assert.deepEqual(names, [
+    "qq_lookup",
+    "output_send__qq",
+    "output_send__qq_help",
+    "tool_search",
+    "tool_load",
+  ]);
 
   server.enqueue(
     reply.toolCalls([

@@ -208,7 +208,8 @@ Deno.test("The daemon keeps its context across restarts and archives pruned turn
   assert.match(prompt, /Ann lives in Oslo \(8\)/, "the window came back after the restart");
   const tools = (server.requests.at(-1)!.body.tools as { function: { name: string } }[])
     .map((t) => t.function.name);
-  assert.ok(tools.includes("doc_query") && tools.includes("doc_commit"));
+  assert.ok(tools.includes("doc_query"), "doc_query goes with every request");
+  assert.ok(!tools.includes("doc_commit"), "an 8k window finds doc_commit with tool_search");
 });
 
 Deno.test("serve refuses a web port in use with a clear line, before starting anything", async () => {

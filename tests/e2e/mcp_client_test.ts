@@ -33,8 +33,20 @@ async function waitReady(home: string, name: string): Promise<void> {
 
 Deno.test("The daemon's model calls server-everything's echo through the mcp plugin", async () => {
   await using llm = startFakeOpenAI();
+  let found = "";
   llm.enqueue(
-    reply.toolCalls([{ id: "call_1", name: "everything_echo", arguments: { message: "ping" } }]),
+    // A small window is sent a few tools; the MCP server's are found with tool_search.
+    reply.toolCalls([{
+      id: "call_0",
+      name: "tool_search",
+      arguments: { query: "echo a message" },
+    }]),
+    (request) => {
+      found = String(request.body.messages.at(-1)!.content);
+      return reply.toolCalls([
+        { id: "call_1", name: "everything_echo", arguments: { message: "ping" } },
+      ]);
+    },
     (request) => reply.text(`tool said: ${request.body.messages.at(-1)!.content}`),
   );
   const home = await Deno.makeTempDir({ prefix: "homeagent-mcp-e2e-" });
@@ -48,10 +60,8 @@ Deno.test("The daemon's model calls server-everything's echo through the mcp plu
     const chat = await runMain(["chat", "--home", home, "echo ping please"]);
     assert.equal(chat.code, 0, chat.stderr);
     assert.equal(chat.stdout, "tool said: Echo: ping\n");
-    const offered = (llm.requests[0]!.body.tools as { function: { name: string } }[])
-      .map((t) => t.function.name);
-    assert.ok(offered.includes("everything_echo"));
-    const toolMessage = llm.requests[1]!.body.messages.at(-1)!;
+    assert.match(found, /^everything_echo: /m, "tool_search finds the MCP server's tool");
+    const toolMessage = llm.requests[2]!.body.messages.at(-1)!;
     assert.equal(toolMessage.role, "tool");
     assert.equal(toolMessage.tool_call_id, "call_1");
     const stopped = await daemon.stop();

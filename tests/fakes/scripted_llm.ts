@@ -13,6 +13,7 @@ import {
   AbortedError,
   type ChatRequest,
   type ChatResponse,
+  estimateTokens,
   type LlmCaller,
   type LlmCallListener,
   type LlmCallResult,
@@ -85,7 +86,12 @@ export class ScriptedLlm implements LlmCaller {
     const { signal } = options;
     const window = this.#contextTokens;
     const request = typeof plan === "function"
-      ? plan({ source: "scripted", window, targetTokens: Math.floor(window * 0.8) })
+      ? plan({
+        source: "scripted",
+        window,
+        targetTokens: Math.floor(window * 0.8),
+        count: estimateTokens,
+      })
       : plan;
     const index = this.calls.length;
     const decided = this.#respond(request, index);

@@ -5,6 +5,7 @@ import { api, messageOf, send } from "./_api.ts";
 import { Markdown } from "./_markdown.ts";
 import { t } from "./_i18n.ts";
 import { useLoad, value } from "./_load.ts";
+import { UsageChart, type UsageReportView } from "./_usage.ts";
 
 interface KnowledgeEntry {
   name: string;
@@ -92,7 +93,9 @@ interface Usage {
 
 /** LLM sources with health and token usage. */
 export function LlmView() {
-  const [data, error] = useLoad<{ sources: Source[]; usage: Usage[] }>("/api/v1/llm");
+  const [data, error] = useLoad<{ sources: Source[]; usage: Usage[]; report?: UsageReportView }>(
+    "/api/v1/llm",
+  );
   return h(
     "section",
     { class: "llm" },
@@ -121,6 +124,7 @@ export function LlmView() {
       ),
     ),
     h("h3", null, t("usage")),
+    data?.report && h(UsageChart, { report: data.report }),
     h(
       "table",
       null,

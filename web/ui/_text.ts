@@ -83,6 +83,8 @@ export const TEXT = {
   failures: ["Failures", "失败"],
   lastError: ["Last error", "最近错误"],
   usage: ["Token usage", "Token 用量"],
+  usage30: ["Tokens per day, last 30 days", "最近 30 天每日 Token"],
+  cause: ["Cause", "来源"],
   day: ["Day", "日期"],
   prompt: ["Prompt", "输入"],
   completion: ["Completion", "输出"],

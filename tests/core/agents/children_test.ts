@@ -44,6 +44,8 @@ const spawn = (args: Record<string, unknown>): ScriptedAnswer => ({
 
 Deno.test("spawn_child stops a child that keeps calling tools after max_turns model calls", async () => {
   await using k = createScriptedAgent({
+    // Every schema sent (tools by need off), so the child's request shows what it was lent.
+    config: { "core.tools.all_schemas_window": 1 },
     respond: (request) => {
       if (isChild(request)) {
         return { toolCalls: [{ id: "e", name: "test_echo", arguments: "{}" }] };

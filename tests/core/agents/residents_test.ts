@@ -254,7 +254,8 @@ Deno.test("resident_agents works end to end when the parent model calls it", asy
 });
 
 Deno.test("ResidentPool lends a resident parent tools except spawning, graph and channel tools", async () => {
-  await using k = createScriptedAgent({ respond });
+  // Every schema sent (tools by need off), so the resident's request shows what it was lent.
+  await using k = createScriptedAgent({ respond, config: { "core.tools.all_schemas_window": 1 } });
   const tool = (name: string) => ({
     name,
     plugin: "core",

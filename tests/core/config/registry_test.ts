@@ -220,6 +220,8 @@ Deno.test("ConfigRegistry.list masks secrets unless revealed and lists each stor
     "core.llm.sources.main.enabled",
     "core.llm.sources.main.max_concurrent",
     "core.llm.sources.main.model",
+    "core.llm.sources.main.price_input",
+    "core.llm.sources.main.price_output",
     "core.llm.sources.main.vision",
   ]);
   assert.equal(t.registry.list("core.llm.sources.main.api_key")[0]?.value, SECRET_MASK);

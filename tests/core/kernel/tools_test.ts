@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import {
+  compactSchema,
   executeTool,
   inferPlugin,
   parseToolArguments,
   type ToolCall,
   ToolRegistry,
+  toSchema,
 } from "../../../core/mod.ts";
 import { ManualClock } from "../../fakes/clock.ts";
 import { MemoryLogger } from "../../fakes/logger.ts";
@@ -131,4 +133,47 @@ Deno.test("executeTool rethrows when the turn itself is aborted", async () => {
   });
   controller.abort(new DOMException("stop", "AbortError"));
   await assert.rejects(pending, { name: "AbortError" });
+});
+
+Deno.test("toSchema sends a compact schema; arguments are still checked against the full one", () => {
+  const parameters = {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    title: "Args",
+    properties: {
+      path: { type: "string", description: "Path", minLength: 1, maxLength: 200 },
+      limit: { type: "integer", default: 30, description: "Most lines (30)" },
+      mode: { type: "string", enum: ["a", "b"], default: "a", description: "How to open it" },
+      nested: {
+        type: "object",
+        properties: { x: { type: "number", description: "" } },
+        required: [],
+        additionalProperties: false,
+      },
+    },
+    required: ["path"],
+    additionalProperties: false,
+  };
+  const def = { name: "t_open", description: " Open a file. ", parameters, handler: () => "" };
+  assert.deepEqual(toSchema(def), {
+    name: "t_open",
+    description: "Open a file.",
+    parameters: {
+      type: "object",
+      properties: {
+        path: { type: "string" },
+        limit: { type: "integer", description: "Most lines (30)" },
+        mode: { type: "string", enum: ["a", "b"], default: "a", description: "How to open it" },
+        nested: { type: "object", properties: { x: { type: "number" } } },
+      },
+      required: ["path"],
+    },
+  });
+  assert.equal(compactSchema(parameters), compactSchema(parameters), "computed once per schema");
+  const extra = parseToolArguments(def, {
+    id: "1",
+    name: "t_open",
+    arguments: '{"path":"a","x":1}',
+  });
+  assert.equal(extra.ok, false, "unknown keys are still refused");
 });

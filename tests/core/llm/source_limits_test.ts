@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { createProviderFactory, systemClock } from "../../../adapters/mod.ts";
-import { AllProvidersFailedError, ContextLengthError } from "../../../core/errors.ts";
+import {
+  AllProvidersFailedError,
+  ContextLengthError,
+  UsageCapError,
+} from "../../../core/errors.ts";
 import type { SourceConfig } from "../../../core/llm/sources.ts";
 import { silentLogger } from "../../../core/ports.ts";
 import type { ChatRequest } from "../../../core/llm/provider.ts";
@@ -8,7 +12,7 @@ import { ProviderManager, pruneRequest, requestTokens } from "../../../core/llm/
 import type { LlmCallListener } from "../../../core/llm/call.ts";
 import { dayOf } from "../../../core/llm/usage.ts";
 import { MemoryUsageLedger } from "../../fakes/usage_ledger.ts";
-import { estimateTokens } from "../../../core/prompt/budget.ts";
+import { estimateTokens } from "../../../core/prompt/estimate.ts";
 import { reply, startFakeOpenAI } from "../../fixtures/fake_llm.ts";
 import { ManualClock } from "../../fakes/clock.ts";
 import { fakeSource } from "../../fakes/sources.ts";
@@ -143,7 +147,7 @@ Deno.test("pruneRequest cuts the oldest tool results when the timeline is not en
       { role: "system", content: "Short prompt." },
       { role: "user", content: "Read both files" },
       { role: "assistant", content: "", toolCalls: [{ id: "1", name: "read", arguments: "{}" }] },
-      { role: "tool", toolCallId: "1", name: "read", content: "x".repeat(8000) },
+      { role: "tool", toolCallId: "1", name: "read", content: "x ".repeat(4000) },
       { role: "tool", toolCallId: "2", name: "read", content: "y".repeat(400) },
     ],
   };
@@ -251,4 +255,42 @@ Deno.test("ProviderManager never cuts the persona or the user's text: what canno
     return true;
   });
   assert.equal(a.requests.length, 0);
+});
+
+Deno.test("ProviderManager records each call under its cause, priced, and refuses a cause past its cap", async () => {
+  await using a = startFakeOpenAI({
+    fallback: reply.text("a", { usage: { prompt: 1_000, completion: 500 } }),
+  });
+  const usage = new MemoryUsageLedger();
+  const caps: Record<string, number> = { heartbeat: 2_000 };
+  const manager = new ProviderManager({
+    clock: systemClock,
+    logger: silentLogger,
+    sources: () => [fakeSource("a", a, { priceInput: 2.5, priceOutput: 10 })],
+    factory: createProviderFactory({ clock: systemClock, logger: silentLogger }),
+    retryDelayMs: 0,
+    usage,
+    causeCap: (cause) => caps[cause] ?? 0,
+  });
+  await manager.call(hello, { cause: "web" });
+  await manager.call(hello, { cause: "heartbeat" });
+  await manager.call(hello, { cause: "heartbeat" }); // 1,500 used: under the cap, still sent
+  await assert.rejects(manager.call(hello, { cause: "heartbeat" }), (error: unknown) => {
+    assert.ok(error instanceof UsageCapError);
+    assert.equal(error.code, "usage_cap");
+    assert.equal(
+      error.message,
+      'LLM calls for "heartbeat" are refused until tomorrow: it used 3,000 of its 2,000 ' +
+        "tokens today (core.llm.causes.heartbeat.daily_token_cap)",
+    );
+    return true;
+  });
+  assert.equal(a.requests.length, 3, "the refused call was not sent");
+  await manager.call(hello, { cause: "web" }); // other causes go on
+  await manager.call(hello); // no cause: "other"
+  const today = dayOf(Date.now());
+  const rows = usage.causes(today, today).map((r) => [r.cause, r.calls, r.cost]);
+  // 1,000 in at 2.5 + 500 out at 10 per million = 0.0075 a call.
+  assert.deepEqual(rows, [["heartbeat", 2, 0.015], ["other", 1, 0.0075], ["web", 2, 0.015]]);
+  assert.equal(usage.totals("a", today).cost, 0.0375);
 });

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { forVision, unseenImagesNote, visionPlan } from "../../../core/llm/_vision.ts";
-import type { ChatRequest, ImagePart, RequestBuilder } from "../../../core/mod.ts";
+import {
+  type ChatRequest,
+  estimateTokens,
+  type ImagePart,
+  type RequestBuilder,
+} from "../../../core/mod.ts";
 
 const image = { mime: "image/png", data: "iVBORw0KGgo=" };
 const images: ImagePart[] = [image, { ...image, mime: "image/jpeg" }];
@@ -28,6 +33,6 @@ Deno.test("forVision keeps images for a vision source and replaces them with a p
 
 Deno.test("visionPlan adapts every request a builder makes", () => {
   const plan: RequestBuilder = visionPlan((() => request) as RequestBuilder, false);
-  const built = plan({ source: "a", window: 8192, targetTokens: 6000 });
+  const built = plan({ source: "a", window: 8192, targetTokens: 6000, count: estimateTokens });
   assert.ok(built.messages.every((m) => !("images" in m)));
 });

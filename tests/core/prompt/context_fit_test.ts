@@ -82,11 +82,11 @@ Deno.test("Turn refuses a message longer than every source's window and sends no
     ],
     persona: PERSONA,
   });
-  const huge = "word ".repeat(600_000); // 3 MB, about 750,000 tokens
+  const huge = "word ".repeat(600_000); // 3 MB, about 600,000 tokens (a short word is one)
   const answer = await kernel.ask(huge);
   assert.equal(answer.status, "error");
   assert.equal(answer.errorCode, "context_length_exceeded");
-  assert.match(answer.text, /^Your message is too long: it is about 750,000 tokens/);
+  assert.match(answer.text, /^Your message is too long: it is about 600,000 tokens/);
   assert.match(answer.text, /largest context window of the LLM sources \(8,192 tokens\)/);
   assert.match(answer.text, /Shorten it to under about [\d,]+ tokens/);
   assert.equal(answer.text.split("\n").length, 1, "one plain sentence");
@@ -125,15 +125,17 @@ Deno.test("Turn counts tool schemas in the budget: a large schema leaves less ti
       persona: PERSONA,
       context: fullContext(),
     });
-    if (withTool) kernel.agent.tools.register(bigTool);
+    // Sent with every request, as a plugin's `always` tool is; others wait for tool_load.
+    if (withTool) kernel.agent.tools.register({ ...bigTool, always: true });
     await kernel.ask("What did we talk about?");
     sent.push(server.requests[0]!.body);
   }
   const [plain, tooled] = sent as [FakeRequestBody, FakeRequestBody];
   assert.ok(wireTokens(tooled) <= 8192, `fits with the schema: ${wireTokens(tooled)} tokens`);
-  // ⅔ of the schema's ~2,000 tokens come out of the timeline: about 13 events of 100 tokens.
+  // The timeline's share (45 %) of the schema's ~1,700 tokens comes out of it: about 9 events
+  // of ~85 tokens.
   const dropped = timelineLines(plain) - timelineLines(tooled);
-  assert.ok(dropped >= 11 && dropped <= 15, `timeline lines dropped for the schema: ${dropped}`);
+  assert.ok(dropped >= 7 && dropped <= 11, `timeline lines dropped for the schema: ${dropped}`);
 });
 
 Deno.test("Turn fits each source's own window: a source too small is skipped unsent, the next gets a full prompt", async () => {

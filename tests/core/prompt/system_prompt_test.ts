@@ -2,35 +2,45 @@ import assert from "node:assert/strict";
 import {
   buildSystemPrompt,
   computeTokenBudget,
+  DEFAULT_SECTION_SHARES,
   estimateTokens,
   MAX_TARGET_TOKENS,
+  parseSectionShares,
   RecentContext,
 } from "../../../core/mod.ts";
 
-Deno.test("computeTokenBudget splits the working band ⅓ memory, ⅔ context, capped at 600k", () => {
-  assert.deepEqual(computeTokenBudget(10_000, 500), {
-    maxContext: 10_000,
-    target: 8000,
-    fixed: 500,
-    memory: 2500,
-    context: 5000,
+Deno.test("computeTokenBudget gives each section its share of the free band, capped at 600k", () => {
+  const budget = computeTokenBudget(10_000, 500);
+  assert.equal(budget.target, 8000);
+  assert.equal(budget.fixed, 500);
+  // 7,500 free: persona 10 %, graph 12, documents 12, knowledge 8, skills 5, other 5, timeline 45.
+  assert.deepEqual(budget.sections, {
+    persona: 750,
+    graph: 900,
+    documents: 900,
+    knowledge: 600,
+    skills: 375,
+    other: 375,
+    timeline: 3375,
   });
+  assert.equal(budget.memory, 900 + 900 + 600 + 375 + 375);
+  assert.equal(budget.context, 3375);
   assert.equal(computeTokenBudget(1_000_000, 0).target, MAX_TARGET_TOKENS);
-  assert.deepEqual(computeTokenBudget(1000, 5000), {
-    maxContext: 1000,
-    target: 800,
-    fixed: 5000,
-    memory: 0,
-    context: 0,
-  });
+  const full = computeTokenBudget(1000, 5000);
+  assert.equal(full.target, 800);
+  assert.ok(Object.values(full.sections).every((n) => n === 0), "nothing is free");
 });
 
-Deno.test("estimateTokens counts CJK characters one each and other text by four", () => {
-  assert.equal(estimateTokens(""), 0);
-  assert.equal(estimateTokens("abcd"), 1);
-  assert.equal(estimateTokens("abcde"), 2);
-  assert.equal(estimateTokens("你好世界"), 4);
-  assert.equal(estimateTokens("我叫 Ann"), 2 + 1);
+Deno.test("parseSectionShares reads percent shares, keeps the rest and refuses more than 100", () => {
+  assert.deepEqual(parseSectionShares("timeline=30, skills=0"), {
+    ...DEFAULT_SECTION_SHARES,
+    timeline: 30,
+    skills: 0,
+  });
+  assert.deepEqual(parseSectionShares(""), DEFAULT_SECTION_SHARES);
+  assert.throws(() => parseSectionShares("timeline=95"), /add up to 147%/); // 52 + 95
+  assert.throws(() => parseSectionShares("tools=5"), /Invalid prompt share "tools=5"/);
+  assert.throws(() => parseSectionShares("timeline=-1"), RangeError);
 });
 
 Deno.test("buildSystemPrompt orders persona, memory, notes and a newest-first timeline in budget", () => {

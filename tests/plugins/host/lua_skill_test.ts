@@ -92,12 +92,20 @@ Deno.test("SKILL plugins: front matter and sections parsed, a compact index in p
     turnId: "t",
     input: { id: "t", text: "x", source: "t", channel: "t", priority: 0 },
     systemMessages: [],
+    promptSections: [],
     shared: new Map(),
   } as unknown as StageContext;
   await h.kernel.agent.stages.run(context);
-  assert.equal(context.systemMessages.length, 1);
-  // The index holds name and description only; the rest is for skill_load.
-  assert.match(context.systemMessages[0]!, /\n- rice: Cook plain rice on the stove\n?$/);
+  // The index is a prompt section of its own (the skills' share of the budget, cut by
+  // relevance); it holds name and description only, the rest is for skill_load.
+  assert.deepEqual(context.systemMessages, []);
+  assert.deepEqual(context.promptSections, [{
+    title: "Skills",
+    hint: "Call skill_load with a name to read a skill before using it.",
+    lines: ["- rice: Cook plain rice on the stove"],
+    kind: "skills",
+    ranked: false,
+  }]);
   const full = await h.call("skill_load", { name: "rice" });
   assert.match(full.content, /# Skill rice 1.0.0/);
   assert.match(full.content, /Rinse 1 cup/);
