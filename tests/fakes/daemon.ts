@@ -103,10 +103,21 @@ export async function startServe(
     socket: join(home, "run", "homed.sock"),
     url: first.slice(0, first.indexOf("\n")),
     child,
-    agentPid: async () => Number(await Deno.readTextFile(join(home, "run", "homed.pid"))),
+    agentPid: () => readPid(join(home, "run", "homed.pid")),
     stop,
     async [Symbol.asyncDispose]() {
       await stop();
     },
   };
+}
+
+/**
+ * The pid in `path`. Rejects unless it is a positive integer: `Deno.kill(0)` would signal the
+ * whole process group, the test runner and the shell that started it included.
+ */
+export async function readPid(path: string): Promise<number> {
+  const text = (await Deno.readTextFile(path)).trim();
+  const pid = Number(text);
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`No pid in ${path}: "${text}"`);
+  return pid;
 }

@@ -7,6 +7,7 @@ import type { Logger } from "../../../core/mod.ts";
 import type { DaemonTarget } from "./client.ts";
 import { DaemonIndex, daemonIndexDir } from "./daemon_index.ts";
 import { refuseRunning } from "../../guard/running.ts";
+import { writeAtomic } from "../_fs.ts";
 
 /** The run files of a home. */
 export interface RunFiles {
@@ -31,7 +32,9 @@ export async function claimDaemon(files: RunFiles): Promise<DaemonClaim> {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   };
   return {
-    announce: () => Deno.writeTextFile(files.pidFile, `${Deno.pid}\n`),
+    // Atomic: a reader (a script, the tests' kill) never sees an empty pid file, which it would
+    // read as pid 0, the whole process group.
+    announce: () => writeAtomic(files.pidFile, `${Deno.pid}\n`, { mode: 0o644 }),
     async [Symbol.asyncDispose]() {
       await Deno.remove(files.pidFile).catch(gone);
       await Deno.remove(files.socket).catch(gone);
