@@ -4,7 +4,7 @@
  * (its end means the guard is gone), its stdout the URL line, its stderr the log, relayed line
  * by line.
  */
-import { LineSplitter } from "../sdk/protocol.ts";
+import { LineSplitter } from "../sdk/line_splitter.ts";
 import type { AgentExit, AgentLaunch, AgentProcess } from "./guard.ts";
 
 /** Longest log line relayed whole, bytes; longer ones are replaced by a note of their size. */

@@ -20,7 +20,6 @@ export {
   type KernelMethod,
   type KernelNotifications,
   type KernelToPlugin,
-  LineSplitter,
   MAX_FRAME_BYTES,
   MAX_IN_FLIGHT,
   type PluginMethod,
@@ -46,6 +45,7 @@ export {
   type WireToolResult,
 } from "./protocol.ts";
 export { JsonRpcPeer, type JsonRpcPeerOptions } from "./rpc.ts";
+export { LineSplitter } from "./line_splitter.ts";
 
 export {
   type ChannelHandler,

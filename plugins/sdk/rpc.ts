@@ -10,13 +10,13 @@
  */
 import {
   ErrorCode,
-  LineSplitter,
   MAX_FRAME_BYTES,
   MAX_IN_FLIGHT,
   RpcError,
   type RpcErrorObject,
   type RpcFrame,
 } from "./protocol.ts";
+import { LineSplitter } from "./line_splitter.ts";
 
 /** Handles an incoming request; throw RpcError for a specific code. May be async. */
 export type RequestHandler = (method: string, params: unknown, id: number | string) => unknown;

@@ -1,12 +1,7 @@
 /** JsonRpcPeer and the manifest, without processes: framing, errors, limits, timeouts. */
 import assert from "node:assert/strict";
-import {
-  createPlugin,
-  ErrorCode,
-  JsonRpcPeer,
-  LineSplitter,
-  RpcError,
-} from "../../../plugins/sdk/mod.ts";
+import { LineSplitter } from "../../../plugins/sdk/line_splitter.ts";
+import { createPlugin, ErrorCode, JsonRpcPeer, RpcError } from "../../../plugins/sdk/mod.ts";
 import { parseManifest } from "../../../plugins/mod.ts";
 import { ManualClock } from "../../fakes/clock.ts";
 
