@@ -83,6 +83,7 @@ const {
   openMemory,
   readPersona,
   registerMemoryDefaults,
+  runBackupCommand,
   runEvalCommand,
   runMemoryCommand,
   runUsageCommand,
@@ -123,10 +124,13 @@ Commands:
   mcp                           an MCP server on stdio, served by the running daemon
   config get KEY [--reveal] | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
   plugin list | install FILE.hmap|npm:PACKAGE [--yes] | uninstall NAME | reload NAME | enable NAME | disable NAME
-  memory stats | recall QUERY | export FILE | import FILE   JSON: memory sizes, or what recall finds for QUERY
+  memory stats | recall QUERY | export DIR|FILE.jsonl | import DIR|FILE   JSON reports; export DIR
+                                writes Markdown beside memory.jsonl, which import restores exactly
   ${MODEL_USAGE}
                                 the semantic model of memory's vector space (docs/memory.md)
   memory forget NAME            erase NAME from every memory tier; it is never stored again
+  backup FILE | restore FILE    the whole home as one .tar.gz, taken while the daemon runs;
+                                restore (daemon stopped) keeps the old home beside it
   eval memory --corpus F --questions F [--k 5,10] [--run-out F]
                                 retrieval evaluation over a fresh memory (docs/memory.md)
   service install [--user] [--port P] [--host H] | uninstall [--user]
@@ -185,7 +189,14 @@ async function main(args: string[]): Promise<number> {
         yes: values.yes ?? false,
         openHome: () => openHome(home),
       });
+    case "backup":
+    case "restore":
+      return await runBackupCommand(command, rest, io);
     case "memory": {
+      // `memory backup|restore FILE` are the same as `backup|restore FILE`.
+      if (rest[0] === "backup" || rest[0] === "restore") {
+        return await runBackupCommand(rest[0], rest.slice(1), io);
+      }
       const importOnline = (path: string) => memoryImportOnline(daemon, path);
       const from = values.from;
       const forgetOnline = (name: string) => memoryForgetOnline(daemon, name);

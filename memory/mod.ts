@@ -68,6 +68,9 @@ export { ACCEPTED_IMAGE_TYPES, magicType, sniffImage } from "./image/sniff.ts";
 export { defaultMediaConfig, readMediaConfig, registerMediaDefaults } from "./media/config.ts";
 export type { MediaConfig } from "./media/config.ts";
 export { registerMemoryDefaults } from "./settings.ts";
+export { runBackupCommand } from "./cli/backup.ts";
+export { backupHome, type BackupReport, MANIFEST } from "./backup/backup.ts";
+export { RestoreError, restoreHome, type RestoreReport } from "./backup/restore.ts";
 export { createForgetter, type ForgetParts, sweepDocuments } from "./forget/forget.ts";
 export {
   foldName,

@@ -233,7 +233,8 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     },
     tools: () => tools,
     forget,
-    importFile: (path) => importMemory({ documents, graph: graph.graph }, path),
+    importFile: (path) =>
+      importMemory({ documents, graph: graph.graph, context, knowledge: upkeep.knowledge }, path),
     stats: () => ({
       contextEvents: context.size(),
       documents: documents.size(),

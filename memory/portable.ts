@@ -1,133 +1,149 @@
 /**
- * `memory export FILE` / `memory import FILE`: the long-term tiers as JSON lines, one record a
- * line — a header, then documents, then facts (oldest first) — so a home can be backed up,
- * moved or inspected with ordinary tools. Vectors are not exported: they belong to a space and
- * are recomputed on import.
+ * `memory export FILE.jsonl` / `memory import FILE|DIR`: every tier of memory as JSON lines
+ * (memory/cli/_records.ts), in a stable order so an export of a restored home equals the
+ * export it came from. Vectors are not exported: they belong to a space and are recomputed.
+ * Version 2 is written; version 1 files (documents and facts) still import as they did.
  */
-import { z } from "zod";
-import type { Triple } from "../core/mod.ts";
+import { join } from "node:path";
+import type { ContextEvent, KnowledgeBase, MemoryDocument, Triple } from "../core/mod.ts";
 import type { DocStore } from "./docs/store.ts";
 import type { GraphDB } from "./graph/db.ts";
+import {
+  FORMAT,
+  type LineOf,
+  linesOf,
+  type ParsedExport,
+  readExport,
+} from "./_portable_records.ts";
+import * as map from "./_portable_map.ts";
 
-const FORMAT = "homeagent-memory";
-
-const Header = z.object({ type: z.literal(FORMAT), version: z.literal(1) });
-const DocumentLine = z.object({
-  type: z.literal("document"),
-  summary: z.string(),
-  content: z.string().min(1),
-  tags: z.array(z.string()).default([]),
-  entities: z.array(z.string()).default([]),
-  source: z.string(),
-  created_at: z.number(),
-  turn_ids: z.array(z.string()).default([]),
-});
-const FactLine = z.object({
-  type: z.literal("fact"),
-  subject: z.string().min(1),
-  subject_type: z.string().optional(),
-  predicate: z.string().min(1),
-  object: z.string().min(1),
-  object_type: z.string().optional(),
-  confidence: z.number().min(0).max(1).optional(),
-  valid_from: z.number(),
-  valid_to: z.number().optional(),
-  sentence: z.string().optional(),
-  session_id: z.string().optional(),
-  turn_ids: z.array(z.string()).default([]),
-});
-const Line = z.discriminatedUnion("type", [DocumentLine, FactLine]);
-
-/** The stores an export reads and an import writes. */
+/** The stores an export reads and an import writes; context and knowledge are optional. */
 export interface PortableStores {
   documents: DocStore;
   graph: GraphDB;
+  /** The working window; without `insert` (a read-only view) an import leaves it alone. */
+  context?: {
+    events(): readonly ContextEvent[];
+    insert?(event: ContextEvent): void;
+    commit?(): Promise<void>;
+  };
+  knowledge?: Pick<KnowledgeBase, "list" | "read" | "create">;
 }
 
-/** What an export or import moved. */
+/** What an export wrote, tier by tier. */
 export interface PortableCounts {
-  documents: number;
+  entities: number;
   facts: number;
+  documents: number;
+  context: number;
+  knowledge: number;
+  tombstones: number;
 }
 
-/** Write the documents and facts to `path` (replacing it); returns the counts. */
+/** Everything an export holds, read from the stores (for the JSON lines and the Markdown). */
+export interface MemorySnapshot {
+  graph: ReturnType<GraphDB["dump"]>;
+  documents: MemoryDocument[];
+  context: ContextEvent[];
+  knowledge: { name: string; content: string }[];
+}
+
+/** Read every tier, in the order an export writes them. */
+export async function snapshotMemory(stores: PortableStores): Promise<MemorySnapshot> {
+  const documents: MemoryDocument[] = [];
+  for await (const d of stores.documents.all()) documents.push(d);
+  documents.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  const knowledge: { name: string; content: string }[] = [];
+  for (const entry of await stores.knowledge?.list() ?? []) {
+    knowledge.push({ name: entry.name, content: await stores.knowledge!.read(entry.name) });
+  }
+  return {
+    graph: stores.graph.dump(),
+    documents,
+    context: [...stores.context?.events() ?? []],
+    knowledge,
+  };
+}
+
+/** Write every tier to `path` (replacing it) as version 2 JSON lines; returns the counts. */
 export async function exportMemory(stores: PortableStores, path: string): Promise<PortableCounts> {
-  const file = await Deno.open(path, { write: true, create: true, truncate: true });
+  return await writeExport(await snapshotMemory(stores), path);
+}
+
+/** Write `snapshot` to `path` as version 2 JSON lines. */
+export async function writeExport(snapshot: MemorySnapshot, path: string): Promise<PortableCounts> {
+  const { graph } = snapshot;
+  const lines = [
+    { type: FORMAT, version: 2, exported_at: new Date().toISOString() },
+    ...graph.tombstones.keys.map(map.keyLine),
+    ...graph.tombstones.tombstones.map(map.tombstoneLine),
+    ...graph.entities.map(map.entityLine),
+    ...graph.facts.map(map.factLine),
+    ...snapshot.documents.map(map.documentLine),
+    ...snapshot.context.map(map.contextLine),
+    ...snapshot.knowledge.map((k) => ({ type: "knowledge", name: k.name, content: k.content })),
+  ];
+  const file = await Deno.open(path, { write: true, create: true, truncate: true, mode: 0o600 });
   const writer = file.writable.getWriter();
   const encoder = new TextEncoder();
-  const write = (value: unknown) => writer.write(encoder.encode(JSON.stringify(value) + "\n"));
-  const counts = { documents: 0, facts: 0 };
   try {
-    await write({ type: FORMAT, version: 1, exported_at: new Date().toISOString() });
-    for await (const d of stores.documents.all()) {
-      await write({
-        type: "document",
-        summary: d.summary,
-        content: d.content,
-        tags: d.tags,
-        entities: d.entities,
-        source: d.source,
-        "created_at": d.createdAt,
-        "turn_ids": d.turnIds,
-      });
-      counts.documents++;
-    }
-    for (const f of stores.graph.exportFacts()) {
-      await write({
-        type: "fact",
-        subject: f.subject,
-        "subject_type": f.subjectType,
-        predicate: f.predicate,
-        object: f.object,
-        "object_type": f.objectType,
-        confidence: f.confidence,
-        "valid_from": f.validFrom,
-        "valid_to": f.validTo,
-        sentence: f.sentence,
-        "session_id": f.sessionId,
-        "turn_ids": f.turnIds ?? [],
-      });
-      counts.facts++;
-    }
+    for (const line of lines) await writer.write(encoder.encode(JSON.stringify(line) + "\n"));
   } finally {
     await writer.close();
   }
-  return counts;
+  return {
+    entities: graph.entities.length,
+    facts: graph.facts.length,
+    documents: snapshot.documents.length,
+    context: snapshot.context.length,
+    knowledge: snapshot.knowledge.length,
+    tombstones: graph.tombstones.tombstones.length,
+  };
 }
 
 /** What an import wrote, and what it found already stored and skipped. */
-export interface ImportCounts extends PortableCounts {
-  skipped: PortableCounts;
+export interface ImportCounts {
+  documents: number;
+  facts: number;
+  skipped: { documents: number; facts: number } & Partial<Record<string, number>>;
+  entities?: number;
+  context?: number;
+  knowledge?: number;
+  tombstones?: number;
 }
 
 /**
- * Read an export into the stores, all or nothing. The whole file is validated first (a bad
- * line is reported with its number and nothing is written); documents are committed in one
- * transaction, then facts in one (in time order, so a later value of a single-valued fact
- * closes the earlier one again); if the facts fail, the documents added are taken back.
- * What is already stored — a document with the same content, a fact with the same subject,
- * predicate, object and start — is skipped and counted, so importing twice changes nothing.
+ * Read an export (a file, or the `memory.jsonl` of an export folder) into the stores. The whole
+ * file is validated first (a bad line is named by its number and nothing is written).
+ * Documents, then the graph, are written all or nothing: when the graph fails, the documents
+ * just added are taken back. Version 2 restores exactly (ids, counters, validity, deleted
+ * facts, tombstones), then the context window and knowledge. What is already stored is
+ * skipped and counted, so importing twice changes nothing.
  */
 export async function importMemory(stores: PortableStores, path: string): Promise<ImportCounts> {
-  const records = await readExport(path);
-  const docs = records.filter((r) => r.type === "document");
-  const results = await stores.documents.insertMany(docs.map((d) => ({
-    content: d.content,
-    summary: d.summary,
-    tags: d.tags,
-    entities: d.entities,
-    source: d.source,
-    createdAt: d.created_at,
-    turnIds: d.turn_ids,
-  })));
-  const added = results.filter((r) => !r.duplicate);
-  const facts = records.filter((r) => r.type === "fact").sort((a, b) =>
-    a.valid_from - b.valid_from
+  const file = (await Deno.stat(path)).isDirectory ? join(path, "memory.jsonl") : path;
+  const parsed = await readExport(file);
+  return parsed.version === 1 ? await importV1(stores, parsed) : await importV2(stores, parsed);
+}
+
+async function importV1(stores: PortableStores, parsed: ParsedExport): Promise<ImportCounts> {
+  const results = await stores.documents.insertMany(
+    linesOf(parsed, "document").map((d) => ({
+      content: d.content,
+      summary: d.summary,
+      tags: d.tags,
+      entities: d.entities,
+      source: d.source,
+      createdAt: d.created_at,
+      turnIds: d.turn_ids,
+    })),
   );
+  const added = results.filter((r) => !r.duplicate);
+  const facts = linesOf(parsed, "fact").sort((a, b) => a.valid_from - b.valid_from);
   let skippedFacts = 0;
   try {
     if (facts.length > 0) {
-      skippedFacts = (await stores.graph.importFacts(facts.map(toTriple))).skipped;
+      skippedFacts = (await stores.graph.importFacts(facts.map(v1Triple))).skipped;
     }
   } catch (error) {
     for (const r of added) await stores.documents.remove(r.id);
@@ -140,7 +156,7 @@ export async function importMemory(stores: PortableStores, path: string): Promis
   };
 }
 
-function toTriple(f: z.infer<typeof FactLine>): Triple {
+function v1Triple(f: LineOf<"fact">): Triple {
   return {
     subject: f.subject,
     subjectType: f.subject_type,
@@ -155,32 +171,64 @@ function toTriple(f: z.infer<typeof FactLine>): Triple {
   };
 }
 
-/** Parse and validate a whole export file; throws naming the first bad line. */
-async function readExport(path: string): Promise<z.infer<typeof Line>[]> {
-  const lines = (await Deno.readTextFile(path)).split("\n");
-  const records: z.infer<typeof Line>[] = [];
-  let header = false;
-  for (const [i, text] of lines.entries()) {
-    if (text.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new SyntaxError(`${path}:${i + 1}: not JSON`);
-    }
-    if (!header) {
-      if (!Header.safeParse(value).success) {
-        throw new TypeError(`${path}:${i + 1}: not a HomeAgent memory export (missing header)`);
-      }
-      header = true;
-      continue;
-    }
-    const parsed = Line.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new TypeError(`${path}:${i + 1}: ${issue.path.join(".") || "line"}: ${issue.message}`);
-    }
-    records.push(parsed.data);
+async function importV2(stores: PortableStores, parsed: ParsedExport): Promise<ImportCounts> {
+  const added: string[] = [];
+  let skippedDocs = 0;
+  for (const line of linesOf(parsed, "document")) {
+    const doc = map.toDocument(line);
+    if (
+      await stores.documents.get(doc.id) ||
+      await stores.documents.rewrite(doc.id, doc) === "removed"
+    ) {
+      skippedDocs++;
+    } else added.push(doc.id);
   }
-  return records;
+  let graph;
+  try {
+    graph = await stores.graph.load(map.toGraphDump(parsed));
+  } catch (error) {
+    for (const id of added) await stores.documents.remove(id);
+    throw error;
+  }
+  const context = await importContext(stores, linesOf(parsed, "context_event"));
+  const knowledge = await importKnowledge(stores, linesOf(parsed, "knowledge"));
+  return {
+    documents: added.length,
+    facts: graph.facts,
+    entities: graph.entities,
+    context: context.added,
+    knowledge: knowledge.added,
+    tombstones: linesOf(parsed, "tombstone").length,
+    skipped: {
+      documents: skippedDocs,
+      facts: graph.skipped.facts,
+      entities: graph.skipped.entities,
+      context: context.skipped,
+      knowledge: knowledge.skipped,
+    },
+  };
+}
+
+async function importContext(
+  stores: PortableStores,
+  lines: LineOf<"context_event">[],
+): Promise<{ added: number; skipped: number }> {
+  const context = stores.context;
+  if (!context?.insert || lines.length === 0) return { added: 0, skipped: lines.length };
+  const known = new Set(context.events().map((e) => e.id));
+  const fresh = lines.filter((l) => !known.has(l.id));
+  for (const line of fresh) context.insert(map.toEvent(line));
+  await context.commit?.();
+  return { added: fresh.length, skipped: lines.length - fresh.length };
+}
+
+async function importKnowledge(
+  stores: PortableStores,
+  lines: LineOf<"knowledge">[],
+): Promise<{ added: number; skipped: number }> {
+  if (!stores.knowledge || lines.length === 0) return { added: 0, skipped: lines.length };
+  const known = new Set((await stores.knowledge.list()).map((e) => e.name));
+  const fresh = lines.filter((l) => !known.has(l.name));
+  for (const line of fresh) await stores.knowledge.create(line.name, line.content);
+  return { added: fresh.length, skipped: lines.length - fresh.length };
 }

@@ -32,6 +32,11 @@ export async function memoryCommand(
   action: MemoryAction,
   argument: string,
 ): Promise<unknown> {
+  if (action === "import") {
+    // Into every tier (the context window and knowledge too), as the daemon would.
+    await using tiers = await openMemory(context);
+    return await tiers.importFile(argument);
+  }
   const memory = await openMemoryInspector(context);
   try {
     switch (action) {
@@ -41,8 +46,6 @@ export async function memoryCommand(
         return await memory.recall(argument);
       case "export":
         return await memory.export(argument);
-      case "import":
-        return await memory.import(argument);
     }
   } finally {
     await memory.close();
@@ -115,7 +118,7 @@ export interface MemoryOnline {
 }
 
 /**
- * `memory stats | recall QUERY | export FILE | import FILE | forget NAME`: prints the JSON
+ * `memory stats | recall QUERY | export DIR|FILE | import DIR|FILE | forget NAME`: prints the JSON
  * report. `import` and `forget` go through a running daemon (its stores and its context window,
  * no second writer) and open the home's files only when none runs. Throws UsageError, and
  * NameError for a name that cannot be forgotten.
@@ -130,8 +133,8 @@ export async function runMemoryCommand(
   const [action, ...rest] = args;
   if (action === "model") return await runModelCommand(rest, io.from, io);
   const argument = rest.join(" ").trim();
-  const help = `Usage: ${io.command} memory stats | recall QUERY | export FILE | import FILE | ` +
-    "forget NAME";
+  const help = `Usage: ${io.command} memory stats | recall QUERY | export DIR|FILE.jsonl | ` +
+    "import DIR|FILE | forget NAME | backup FILE | restore FILE";
   const actions = ["stats", "recall", "export", "import", "forget"];
   if (!actions.includes(action!)) throw new UsageError(help);
   if (action !== "stats" && argument === "") throw new UsageError(help);

@@ -6,6 +6,7 @@
 import {
   type Clock,
   type ConfigRegistry,
+  type ContextEvent,
   type GraphRecall,
   type Logger,
   type MemorySection,
@@ -23,7 +24,9 @@ import type { HomePaths } from "../home.ts";
 import { createTextAnalyzer } from "../text/keywords.ts";
 import { openGraphTier } from "../graph/tier.ts";
 import type { GraphStats } from "../graph/db.ts";
-import { exportMemory, type ImportCounts, importMemory, type PortableCounts } from "../portable.ts";
+import { exportMemory, type PortableCounts } from "../portable.ts";
+import { exportMemoryDir } from "./markdown.ts";
+import { KnowledgeStore } from "../knowledge/base.ts";
 import { readHeartbeatStats } from "../loops/heartbeat.ts";
 import type { HeartbeatStats } from "../../core/mod.ts";
 import { join } from "node:path";
@@ -58,14 +61,12 @@ export interface MemoryRecallReport {
   documents: { id: string; summary: string; score: number; createdAt: string; turnIds: string[] }[];
 }
 
-/** The opened memory, read side (plus import, which writes). */
+/** The opened memory, read side. */
 export interface MemoryInspector {
   stats(): Promise<MemoryStatsReport>;
   recall(query: string): Promise<MemoryRecallReport>;
-  /** `memory export FILE`: documents and facts as JSON lines. */
-  export(path: string): Promise<PortableCounts>;
-  /** `memory import FILE`: validated whole, then written all or nothing. */
-  import(path: string): Promise<ImportCounts>;
+  /** `memory export FILE.jsonl | DIR`: every tier as JSON lines (and Markdown in DIR). */
+  export(path: string): Promise<PortableCounts & { file?: string; dir?: string }>;
   /** Close the stores and the vector space (an ONNX model's Worker). */
   close(): Promise<void>;
 }
@@ -132,14 +133,31 @@ export async function openMemoryInspector(
         })),
       };
     },
-    export: (path) => exportMemory({ documents, graph: tier.graph }, path),
-    import: (path) => importMemory({ documents, graph: tier.graph }, path),
+    async export(path) {
+      const stores = {
+        documents,
+        graph: tier.graph,
+        context: { events: () => events },
+        knowledge: new KnowledgeStore({ dir: paths.knowledge, embedder, analyzer, logger }),
+      };
+      const events = await readContextEvents(paths.context);
+      // A FILE.jsonl is the JSON lines alone; anything else is a folder with the Markdown too.
+      return path.endsWith(".jsonl")
+        ? { file: path, ...await exportMemory(stores, path) }
+        : await exportMemoryDir(stores, path);
+    },
     async close() {
       tier.close();
       documents.close();
       await embedder.close?.();
     },
   };
+}
+
+/** The window's events as its snapshot and journal describe it, read without repairing. */
+async function readContextEvents(path: string): Promise<ContextEvent[]> {
+  const stored = await new JsonContextStore({ path, logger: silentLogger }).read();
+  return replayContext(stored).events;
 }
 
 /** Events in the window as its snapshot and journal describe it; null when missing or unreadable. */

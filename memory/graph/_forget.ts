@@ -4,7 +4,7 @@
  * names or appears in, every relation touching one, and the name from the sentences left.
  */
 import type { Triple } from "../../core/mod.ts";
-import { ForgottenNames, type Tombstone } from "../forget/matcher.ts";
+import { foldName, ForgottenNames, type Tombstone } from "../forget/matcher.ts";
 import type { GraphSql } from "./_rows.ts";
 import { purgeEntity } from "./_edit.ts";
 import { normalizeName } from "./schema.ts";
@@ -51,6 +51,24 @@ export function addTombstones(
     );
   }
   return made;
+}
+
+/**
+ * Tombstone `name` and its entity's name and aliases into a copy of `forgotten`, then sweep
+ * the graph by it; the caller holds the transaction and merges the copy once it commits.
+ */
+export function forgetName(
+  g: GraphSql,
+  forgotten: ForgottenNames,
+  name: string,
+): { names: number; next: ForgottenNames; sweep: GraphSweep } {
+  const id = g.entityId(name);
+  const entity = id === undefined ? undefined : g.entity(id);
+  const names = [name, ...(entity ? [entity.name, ...entity.aliases ?? []] : [])];
+  const unique = [...new Map(names.map((n) => [foldName(n), n])).values()];
+  const next = forgotten.copy();
+  addTombstones(g, next, unique);
+  return { names: unique.length, next, sweep: sweepGraph(g, next) };
 }
 
 /** What the graph sweep erased. */
@@ -142,4 +160,73 @@ export function screenTriples(
     );
   }
   return { kept, refused: triples.length - kept.length };
+}
+
+/** The tombstones as an export carries them: each key (base64) and the hashes made under it. */
+export interface TombstoneDump {
+  keys: { id: number; key: string }[];
+  tombstones: (Tombstone & { createdAt: number })[];
+}
+
+/** Every key and tombstone of the database. */
+export function dumpTombstones(g: GraphSql): TombstoneDump {
+  return {
+    keys: g.all("select id, key from tombstone_keys order by id").map((r) => ({
+      id: Number(r.id),
+      key: btoa(String.fromCharCode(...(r.key as Uint8Array))),
+    })),
+    tombstones: g.all(
+      "select key_id, hash, length, created_at from tombstones order by key_id, hash",
+    ).map((r) => ({
+      keyId: Number(r.key_id),
+      hash: String(r.hash),
+      length: Number(r.length),
+      createdAt: Number(r.created_at),
+    })),
+  };
+}
+
+/**
+ * Store the tombstones of an export, inside the caller's transaction: a key already here (the
+ * same bytes) is reused, another is added; `forgotten` learns them. Resolves how many were new.
+ */
+export function loadTombstones(
+  g: GraphSql,
+  forgotten: ForgottenNames,
+  dump: TombstoneDump,
+): number {
+  const ids = new Map<number, number>();
+  for (const k of dump.keys) {
+    const key = Uint8Array.from(atob(k.key), (c) => c.charCodeAt(0));
+    const known = g.all("select id, key from tombstone_keys").find((r) =>
+      equalBytes(r.key as Uint8Array, key)
+    );
+    const id = known ? Number(known.id) : Number(
+      g.get(
+        "insert into tombstone_keys (key, created_at) values (?, ?) returning id",
+        key,
+        BigInt(g.now()),
+      )!.id,
+    );
+    ids.set(k.id, id);
+    forgotten.addKey(id, key);
+  }
+  let added = 0;
+  for (const t of dump.tombstones) {
+    const keyId = ids.get(t.keyId);
+    if (keyId === undefined) throw new RangeError(`Tombstone of unknown key ${t.keyId}`);
+    added += g.run(
+      `insert or ignore into tombstones (key_id, hash, length, created_at) values (?, ?, ?, ?)`,
+      BigInt(keyId),
+      t.hash,
+      BigInt(t.length),
+      BigInt(t.createdAt),
+    );
+    forgotten.add({ keyId, hash: t.hash, length: t.length });
+  }
+  return added;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -32,11 +32,28 @@ import { EntityVectors } from "./_entity_vectors.ts";
 import { mergeHits, mixScores } from "../recall/mix.ts";
 import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
-import { bulkEntities, type BulkGraph, bulkRelations, exportFacts } from "./_portable.ts";
-import { addTombstones, loadForgotten, screenTriples, sweepGraph } from "./_forget.ts";
-import { foldName, type ForgottenNames } from "../forget/matcher.ts";
+import {
+  bulkEntities,
+  type BulkGraph,
+  bulkRelations,
+  dumpGraph,
+  type GraphDump,
+  type GraphLoad,
+  loadGraph,
+} from "./_portable.ts";
+import {
+  dumpTombstones,
+  forgetName,
+  loadForgotten,
+  loadTombstones,
+  screenTriples,
+  type TombstoneDump,
+} from "./_forget.ts";
+import type { ForgottenNames } from "../forget/matcher.ts";
 
-export type { BulkGraph } from "./_portable.ts";
+export type { BulkGraph, EntityRecord, FactRecord, GraphDump } from "./_portable.ts";
+export type { TombstoneDump } from "./_forget.ts";
+export { entityText } from "./_entity_vectors.ts";
 
 export {
   FUNCTIONAL_PREDICATES,
@@ -146,19 +163,14 @@ export class GraphDB implements GraphStore {
    */
   forget(name: string): Promise<GraphForgetResult> {
     return settle(() => {
-      const id = this.#g.entityId(name);
-      const entity = id === undefined ? undefined : this.#g.entity(id);
-      const names = [name, ...(entity ? [entity.name, ...entity.aliases ?? []] : [])];
-      const unique = [...new Map(names.map((n) => [foldName(n), n])).values()];
-      const next = this.#forgotten.copy();
-      const sweep = withTransaction(this.#g.db, () => {
-        addTombstones(this.#g, next, unique);
-        return sweepGraph(this.#g, next);
-      });
+      const { names, next, sweep } = withTransaction(
+        this.#g.db,
+        () => forgetName(this.#g, this.#forgotten, name),
+      );
       this.#forgotten.merge(next);
       for (const gone of sweep.entities) this.#vectors?.delete(gone);
       return {
-        names: unique.length,
+        names,
         entities: sweep.entities.length,
         relations: sweep.relations,
         sentences: sweep.sentences,
@@ -318,9 +330,22 @@ export class GraphDB implements GraphStore {
     return this.#vectors?.reembedStale(options) ?? Promise.resolve(0);
   }
 
-  /** Every fact not deleted (open and closed), oldest first, with names and sentences: export. */
-  exportFacts(): (Triple & { validTo?: number })[] {
-    return exportFacts(this.#g);
+  /** Every entity, fact (deleted too) and tombstone, in a stable order: `memory export`. */
+  dump(): GraphDump & { tombstones: TombstoneDump } {
+    return { ...dumpGraph(this.#g), tombstones: dumpTombstones(this.#g) };
+  }
+
+  /** Write a dump back exactly, all or nothing (tombstones first); see loadGraph. */
+  async load(dump: GraphDump & { tombstones?: TombstoneDump }): Promise<Omit<GraphLoad, "fresh">> {
+    const next = this.#forgotten.copy();
+    const out = withTransaction(this.#g.db, () => {
+      if (dump.tombstones) loadTombstones(this.#g, next, dump.tombstones);
+      return loadGraph(this.#g, dump, next);
+    });
+    this.#forgotten.merge(next);
+    await this.#vectors?.embed(out.fresh);
+    const { fresh: _, ...counts } = out;
+    return counts;
   }
 
   /** Close the database. */
@@ -330,8 +355,6 @@ export class GraphDB implements GraphStore {
     this.#g.db.close();
   }
 }
-
-export { entityText } from "./_entity_vectors.ts";
 
 /** Run `fn` now; its result or its throw as a promise (the port's methods reject, never throw). */
 function settle<T>(fn: () => T): Promise<T> {

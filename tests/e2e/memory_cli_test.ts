@@ -91,7 +91,10 @@ Deno.test("CLI memory stats and memory recall read a home's graph and documents 
 
     const usage = await runMain(["memory", "recall", "--home", home]);
     assert.equal(usage.code, 2);
-    assert.match(usage.stderr, /Usage: .*homeagent memory stats \| recall QUERY \| export FILE/);
+    assert.match(
+      usage.stderr,
+      /Usage: .*homeagent memory stats \| recall QUERY \| export DIR\|FILE\.jsonl/,
+    );
     assert.equal((await runMain(["memory", "frobnicate", "--home", home])).code, 2);
   } finally {
     await Deno.remove(home, { recursive: true });
