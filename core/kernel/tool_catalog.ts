@@ -57,6 +57,8 @@ export interface TurnTools {
 
 interface TurnState {
   input: Input;
+  /** Read once when the turn starts: a request is built several times a round. */
+  settings: ToolCatalogSettings;
   loaded: Set<string>;
 }
 
@@ -73,7 +75,7 @@ export class ToolCatalog {
 
   /** The view of the turn answering `input`; close it when the turn ends. */
   forTurn(input: Input): TurnTools {
-    const state: TurnState = { input, loaded: new Set() };
+    const state: TurnState = { input, settings: this.#settings(), loaded: new Set() };
     this.#turns.set(input.id, state);
     return {
       visible: (all, window) => this.#visible(state, all, window),
@@ -92,7 +94,7 @@ export class ToolCatalog {
   /** Every tool of the agent: its sources' and, when there are any, tool_search and tool_load. */
   all(): RegisteredTool[] {
     const own = this.#own();
-    return own.length > 0 ? [...own, this.#searchTool(), this.#loadTool()] : [];
+    return own.length > 0 ? [...own, this.#searchTool(own), this.#loadTool()] : [];
   }
 
   /** The sources' tools, without the catalog's own. */
@@ -114,7 +116,7 @@ export class ToolCatalog {
   }
 
   #visible(state: TurnState, all: readonly RegisteredTool[], window: number): RegisteredTool[] {
-    const settings = this.#settings();
+    const settings = state.settings;
     if (settings.allSchemasWindow > 0 && window >= settings.allSchemasWindow) {
       return all.filter((t) => t.name !== TOOL_SEARCH && t.name !== TOOL_LOAD);
     }
@@ -135,7 +137,7 @@ export class ToolCatalog {
   #close(state: TurnState): void {
     if (this.#turns.get(state.input.id) !== state) return;
     this.#turns.delete(state.input.id);
-    const turns = Math.max(0, this.#settings().loadTurns);
+    const turns = Math.max(0, state.settings.loadTurns);
     for (const [name, left] of this.#kept) {
       if (left <= 1) this.#kept.delete(name);
       else this.#kept.set(name, left - 1);
@@ -146,16 +148,15 @@ export class ToolCatalog {
 
   /** Every tool tool_search may offer: all but the catalog's own and those always sent. */
   #searchable(state: TurnState | undefined): RegisteredTool[] {
-    const settings = this.#settings();
-    const sent = state ? this.#wanted(state, settings) : new Set<string>();
+    const sent = state ? this.#wanted(state, state.settings) : new Set<string>();
     return this.#own().filter((t) => t.always !== true && !sent.has(t.name));
   }
 
-  #searchTool(): RegisteredTool {
+  #searchTool(own: readonly RegisteredTool[]): RegisteredTool {
     return {
       name: TOOL_SEARCH,
       plugin: "core",
-      description: this.#searchDescription(),
+      description: searchDescription(own),
       parameters: {
         type: "object",
         properties: { query: { type: "string", description: "what the tool should do" } },
@@ -165,23 +166,6 @@ export class ToolCatalog {
       noMemory: true,
       handler: (args, context) => this.#search(String(args.query ?? ""), context),
     };
-  }
-
-  /**
-   * One line that tells the model what exists: the first words of the names of the tools not
-   * sent (config, terminal, files, …), the most common first. A plugin's name ("cfgmgr") says
-   * less to a model than its tools' names do.
-   */
-  #searchDescription(): string {
-    const counts = new Map<string, number>();
-    for (const tool of this.#searchable(undefined)) {
-      const group = inferPlugin(tool.name);
-      counts.set(group, (counts.get(group) ?? 0) + 1);
-    }
-    const groups = [...counts].sort((a, b) => b[1] - a[1]).map(([group]) => group);
-    const shown = groups.slice(0, 8).join(", ") + (groups.length > 8 ? ", …" : "");
-    return "Find more tools by what they do, then tool_load them" +
-      (groups.length > 0 ? `; tools for ${shown}` : "");
   }
 
   async #search(
@@ -206,7 +190,7 @@ export class ToolCatalog {
       });
       scores = await lexicalRanker.rank(query, texts);
     }
-    const limit = Math.max(1, this.#settings().searchLimit);
+    const limit = Math.max(1, this.#turns.get(context.turnId)?.settings.searchLimit ?? 8);
     // Below a tenth, or far below the best, a score is the vectors' noise, not a match.
     const best = Math.max(0, ...scores);
     const floor = Math.max(MIN_SCORE, best * 0.3);
@@ -255,6 +239,24 @@ export class ToolCatalog {
         (unknown.length > 0 ? ` Unknown: ${unknown.join(", ")}.` : ""),
     };
   }
+}
+
+/**
+ * One line that tells the model what exists: the first words of the names of the tools not
+ * sent (config, terminal, files, …), the most common first. A plugin's name ("cfgmgr") says
+ * less to a model than its tools' names do.
+ */
+function searchDescription(own: readonly RegisteredTool[]): string {
+  const counts = new Map<string, number>();
+  for (const tool of own) {
+    if (tool.always) continue; // sent anyway
+    const group = inferPlugin(tool.name);
+    counts.set(group, (counts.get(group) ?? 0) + 1);
+  }
+  const groups = [...counts].sort((a, b) => b[1] - a[1]).map(([group]) => group);
+  const shown = groups.slice(0, 8).join(", ") + (groups.length > 8 ? ", …" : "");
+  return "Find more tools by what they do, then tool_load them" +
+    (groups.length > 0 ? `; tools for ${shown}` : "");
 }
 
 /** The first sentence of a description, at most 120 characters. */
