@@ -266,18 +266,8 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
   const address = webAddress(config, flags); // a taken port is refused before anything starts
   const base = { config, clock: systemClock, logger };
   const notices = new KernelNotices(); // raised before the agent exists, delivered once it does
-  const usage = stack.use(new SqliteUsageStore({ path: join(paths.root, "usage.db") }));
-  const luaWasmPath = await luaGlueFile(paths.run); // wasmoon reads its wasm from a file
-  const tokenizers = createTokenizers({ logger }); // OpenAI models' own counts, loaded at need
-  const providers = await openProviders({
-    ...base,
-    home: paths.root,
-    luaWasmPath,
-    usage,
-    notices,
-    command: cli,
-    tokenizer: tokenizers.counterFor,
-  });
+  const llm = await openLlm(stack, { ...base, paths, notices });
+  const { usage, luaWasmPath, providers } = llm;
   const memoryLogger = notices.storeLogger(logger);
   const memory = stack.use(await openMemory({ ...base, paths, logger: memoryLogger }));
   const persona = () => readPersona(paths.persona);
@@ -309,27 +299,14 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
   if (flags.failback) {
     notices.send("failback_boot", "guard", failbackNotice(guard.state, plugins.leftOut));
   }
-  const { context, documents, upkeep: { knowledge, textLog: history }, media } = memory;
-  const views = { history, graph, context, documents, knowledge, media, forget: memory.forget };
+  const views = webViews(memory);
   const web = stack.use(
     serveWeb({ ...base, address, hub, kernel, plugins, memory: views, providers, usage }),
   );
   await claim.announce();
   console.log(web.url);
-  const sources = config.llmSources().map((s) => s.name);
-  const startupMs = Date.now() - startedAt;
-  const { fingerprint: vectorSpace, hint: vectorSpaceHint } = memory.stats().embedding;
-  logger.info("HomeAgent started", {
-    home: paths.root,
-    sources,
-    vectorSpace,
-    vectorSpaceHint,
-    startupMs,
-  });
-  tokenizers.warmUp(config.llmSources().map((s) => s.model));
-
-  const gone = guard.guardGone.then(() => "guard gone" as const);
-  const signal = await Promise.race([stop.signalled, gone]);
+  started(logger, { paths, config, memory, startedAt, tokenizers: llm.tokenizers });
+  const signal = await Promise.race([stop.signalled, guard.guardGone.then(() => "guard gone")]);
   logger.info("HomeAgent stopping", { signal });
   // SIGTERM (a service manager) lets the running turn finish; SIGINT (Ctrl-C) cancels it.
   await kernel.quiesce(signal === "SIGINT" ? "cancel" : "finish");
@@ -357,6 +334,62 @@ function openConfig(paths: HomePaths, logger: Logger) {
       registerPluginSettings,
     ],
   });
+}
+
+/** The LLM side of serve: the usage ledger, the Lua glue and the sources behind the manager. */
+async function openLlm(
+  stack: AsyncDisposableStack,
+  options: {
+    paths: HomePaths;
+    config: Parameters<typeof openProviders>[0]["config"];
+    clock: typeof systemClock;
+    logger: Logger;
+    notices: InstanceType<typeof KernelNotices>;
+  },
+) {
+  const { paths, notices, ...base } = options;
+  const usage = stack.use(new SqliteUsageStore({ path: join(paths.root, "usage.db") }));
+  const luaWasmPath = await luaGlueFile(paths.run); // wasmoon reads its wasm from a file
+  const tokenizers = createTokenizers({ logger: base.logger }); // OpenAI models' counts, at need
+  const providers = await openProviders({
+    ...base,
+    home: paths.root,
+    luaWasmPath,
+    usage,
+    notices,
+    command: cli,
+    tokenizer: tokenizers.counterFor,
+  });
+  return { usage, luaWasmPath, tokenizers, providers };
+}
+
+/** The one log line of a daemon that is up: its home, sources, vector space and startup time. */
+function started(
+  logger: Logger,
+  daemon: {
+    paths: HomePaths;
+    config: { llmSources(): { name: string; model: string }[] };
+    memory: { stats(): { embedding: { fingerprint: string; hint?: string } } };
+    startedAt: number;
+    tokenizers: { warmUp(models: string[]): void };
+  },
+): void {
+  const { fingerprint: vectorSpace, hint: vectorSpaceHint } = daemon.memory.stats().embedding;
+  logger.info("HomeAgent started", {
+    home: daemon.paths.root,
+    sources: daemon.config.llmSources().map((s) => s.name),
+    vectorSpace,
+    vectorSpaceHint,
+    startupMs: Date.now() - daemon.startedAt,
+  });
+  daemon.tokenizers.warmUp(daemon.config.llmSources().map((s) => s.model));
+}
+
+/** What the web plugin shows of memory: the history, the tiers and forgetting. */
+function webViews(memory: Awaited<ReturnType<typeof openMemory>>) {
+  const { context, documents, upkeep: { knowledge, textLog: history }, media } = memory;
+  const graph = memory.graph.graph;
+  return { history, graph, context, documents, knowledge, media, forget: memory.forget };
 }
 
 /** A command's home: created when missing, its config open until disposed; warnings only. */
