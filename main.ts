@@ -16,6 +16,8 @@ import { createJsonLogger, parseLogLevel, writeStderr } from "./adapters/json_lo
 import { systemClock } from "./adapters/system_clock.ts";
 import { ensureHome, homePaths, resolveHome } from "./memory/home.ts";
 import {
+  CLI_OPTIONS,
+  cliUsage,
   commandName,
   openLogSink,
   processLaunchFacts,
@@ -25,34 +27,12 @@ import {
   serviceCommand,
 } from "./plugins/guard/mod.ts";
 
-const OPTIONS = {
-  home: { type: "string" },
-  host: { type: "string" },
-  port: { type: "string" },
-  reveal: { type: "boolean" },
-  corpus: { type: "string" },
-  questions: { type: "string" },
-  k: { type: "string" },
-  "run-out": { type: "string" },
-  from: { type: "string" },
-  yes: { type: "boolean", short: "y" },
-  user: { type: "boolean" },
-  // serve's own: the guard starts the daemon as `serve --agent [--failback]` (docs/operations.md).
-  agent: { type: "boolean" },
-  failback: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean" },
-  // usage's own.
-  days: { type: "string" },
-  json: { type: "boolean" },
-} as const;
-
 /** Whether this process is the guard: `serve` without `--agent` (help and version aside). */
 function isGuard(args: string[]): boolean {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: OPTIONS,
+    options: CLI_OPTIONS,
     strict: false,
   });
   return positionals[0] === "serve" && !values.agent && !values.help && !values.version;
@@ -113,33 +93,7 @@ const { openWebHub, serveWeb, webAddress } = await daemonModule<typeof import(".
   "web",
 );
 
-const usageText = () =>
-  `Usage: ${cli} <command> [options]
-
-Commands:
-  serve [--host H] [--port P]   run the daemon (default 127.0.0.1:7800)
-  chat [TEXT]                   talk to the running daemon; a REPL without TEXT
-  stop                          stop the current turn
-  status                        JSON status of the running daemon
-  mcp                           an MCP server on stdio, served by the running daemon
-  config get KEY [--reveal] | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
-  plugin list | install FILE.hmap|npm:PACKAGE [--yes] | uninstall NAME | reload NAME | enable NAME | disable NAME
-  memory stats | recall QUERY | export DIR|FILE.jsonl | import DIR|FILE   JSON reports; export DIR
-                                writes Markdown beside memory.jsonl, which import restores exactly
-  ${MODEL_USAGE}
-                                the semantic model of memory's vector space (docs/memory.md)
-  memory forget NAME            erase NAME from every memory tier; it is never stored again
-  backup FILE | restore FILE    the whole home as one .tar.gz, taken while the daemon runs;
-                                restore (daemon stopped) keeps the old home beside it
-  eval memory --corpus F --questions F [--k 5,10] [--run-out F]
-                                retrieval evaluation over a fresh memory (docs/memory.md)
-  service install [--user] [--port P] [--host H] | uninstall [--user]
-                                a systemd unit running serve for this home (docs/operations.md)
-  doctor                        offline health checks of the home; exit 1 when one fails
-  changes list | show ID | rollback ID   the agent's file changes, one changeset per turn
-  usage [--days N] [--json]     LLM tokens (and money where priced) per source, cause and day
-
-Every command takes --home DIR (default $HOMEAGENT_HOME or ~/.homeagent).`;
+const usageText = () => cliUsage(cli, MODEL_USAGE);
 
 const env = Deno.env.toObject();
 /** How the owner runs this command line, for every hint that names a command (set by main). */
@@ -151,7 +105,7 @@ const stderr = { print: (line: string) => console.error(line) };
 async function main(args: string[]): Promise<number> {
   // `deno task` runs main.ts in the checkout; paths the user typed are relative to their folder.
   if (env.INIT_CWD && env.npm_config_user_agent?.startsWith("deno/")) Deno.chdir(env.INIT_CWD);
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: OPTIONS });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: CLI_OPTIONS });
   if (values.version) {
     console.log(denoJson.version);
     return 0;

@@ -9,3 +9,4 @@ export { type LogSink, openLogSink } from "./log_file.ts";
 export { refuseRunning } from "./running.ts";
 export { serviceCommand } from "../builtin/cli/launch.ts";
 export { commandName, processLaunchFacts, PROGRAM } from "../builtin/cli/command_name.ts";
+export { CLI_OPTIONS, cliUsage } from "../builtin/cli/usage.ts";

@@ -1,0 +1,58 @@
+/**
+ * The command line's surface: its options (node:util parseArgs) and its usage text. It imports
+ * nothing, so the guard process (main.ts's light path) parses and prints help without loading the
+ * daemon.
+ */
+
+/** Every option of every command. */
+export const CLI_OPTIONS = {
+  home: { type: "string" },
+  host: { type: "string" },
+  port: { type: "string" },
+  reveal: { type: "boolean" },
+  corpus: { type: "string" },
+  questions: { type: "string" },
+  k: { type: "string" },
+  "run-out": { type: "string" },
+  from: { type: "string" },
+  yes: { type: "boolean", short: "y" },
+  user: { type: "boolean" },
+  // serve's own: the guard starts the daemon as `serve --agent [--failback]` (docs/operations.md).
+  agent: { type: "boolean" },
+  failback: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+  // usage's own.
+  days: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+/** The usage text, naming the command as the owner runs it (`cli`). */
+export function cliUsage(cli: string, modelUsage: string): string {
+  return `Usage: ${cli} <command> [options]
+
+Commands:
+  serve [--host H] [--port P]   run the daemon (default 127.0.0.1:7800)
+  chat [TEXT]                   talk to the running daemon; a REPL without TEXT
+  stop                          stop the current turn
+  status                        JSON status of the running daemon
+  mcp                           an MCP server on stdio, served by the running daemon
+  config get KEY [--reveal] | set KEY VALUE | unset KEY | list [PREFIX] [--reveal]
+  plugin list | install FILE.hmap|npm:PACKAGE [--yes] | uninstall NAME | reload NAME | enable NAME | disable NAME
+  memory stats | recall QUERY | export DIR|FILE.jsonl | import DIR|FILE   JSON reports; export DIR
+                                writes Markdown beside memory.jsonl, which import restores exactly
+  ${modelUsage}
+                                the semantic model of memory's vector space (docs/memory.md)
+  memory forget NAME            erase NAME from every memory tier; it is never stored again
+  backup FILE | restore FILE    the whole home as one .tar.gz, taken while the daemon runs;
+                                restore (daemon stopped) keeps the old home beside it
+  eval memory --corpus F --questions F [--k 5,10] [--run-out F]
+                                retrieval evaluation over a fresh memory (docs/memory.md)
+  service install [--user] [--port P] [--host H] | uninstall [--user]
+                                a systemd unit running serve for this home (docs/operations.md)
+  doctor                        offline health checks of the home; exit 1 when one fails
+  changes list | show ID | rollback ID   the agent's file changes, one changeset per turn
+  usage [--days N] [--json]     LLM tokens (and money where priced) per source, cause and day
+
+Every command takes --home DIR (default $HOMEAGENT_HOME or ~/.homeagent).`;
+}
