@@ -55,6 +55,11 @@ export interface OpenMemoryOptions {
   logger: Logger;
   /** Use this space instead of the configured one (tests, evaluation). */
   embedder?: Embedder;
+  /**
+   * How often the heartbeats look for loop intervals another process changed in config.db;
+   * default 60 s, 0 off (a test that drives a clock through months).
+   */
+  heartbeatWatchMs?: number;
 }
 
 /** The opened tiers; disposing them is close(). */
@@ -156,6 +161,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     context,
     documents,
     graph: graph.graph,
+    watchMs: options.heartbeatWatchMs,
   });
   const media: OpenedMedia = openMediaTier({
     dir: paths.media,

@@ -45,6 +45,8 @@ export interface UpkeepOptions {
   context: RelevanceContext;
   documents: DocumentStore;
   graph: GraphDB;
+  /** How often the heartbeats look for intervals changed elsewhere (MemoryHeartbeatOptions). */
+  watchMs?: number;
 }
 
 /** What the kernel attaches: its stage host (for the text log) and the consolidation path. */

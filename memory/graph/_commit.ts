@@ -39,12 +39,17 @@ export function commitTriples(g: GraphSql, triples: readonly Triple[]): CommitOu
       turnIds: t.turnIds ?? [],
       sessionId: t.sessionId,
     };
+    // The same fact: open, or closed but true at the new statement's time (an old exchange
+    // distilled late says again what history already holds; it is not a second fact).
     const same = g.get(
       `select id, confidence, turn_ids from relations where source_id = ? and target_id = ?
-         and type = ? and status = 'active' and valid_to is null`,
+         and type = ? and status = 'active'
+         and (valid_to is null or (valid_from <= ?4 and valid_to > ?4))
+       order by valid_to is not null limit 1`,
       BigInt(source),
       BigInt(target),
       type,
+      BigInt(relation.validFrom),
     );
     let id: number;
     if (same) {

@@ -70,6 +70,7 @@ export async function openTestHome(options: TestHomeOptions = {}): Promise<TestH
     clock,
     logger,
     embedder: createHashEmbedder({ dim: 128 }),
+    heartbeatWatchMs: 0, // settings change in this process only; no minute-by-minute polling
   });
   const kernel = createKernel({
     clock,
@@ -80,6 +81,9 @@ export async function openTestHome(options: TestHomeOptions = {}): Promise<TestH
     memory,
     graph: memory.graph.graph,
   });
+  // Backlog triage looks at the input queue every 10 s of clock time: it has nothing to do
+  // with memory and would fire millions of times in a simulated year.
+  await kernel.triage.close();
   const attached = await memory.upkeep.attach(kernel);
   let closed: Promise<void> | undefined;
   const close = () =>
@@ -99,7 +103,9 @@ export async function openTestHome(options: TestHomeOptions = {}): Promise<TestH
     say: (text) => kernel.agent.injectInputSync("web", text),
     async live(ms, steps = 1) {
       for (let i = 0; i < steps; i++) {
-        await clock.tick(ms / steps);
+        // A due loop starts inside advance (its timer fires synchronously); whenIdle waits for
+        // every run so started, and for the runs those lead to.
+        clock.advance(ms / steps);
         await memory.upkeep.whenIdle();
       }
     },

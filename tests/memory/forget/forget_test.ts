@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { startFakeOpenAI } from "../../fixtures/fake_llm.ts";
 import { scriptedBrain } from "../../fakes/brain.ts";
 import { openTestHome, type TestHome } from "../../fakes/memory_home.ts";
+import { grepHome } from "../../fakes/grep.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -158,17 +159,4 @@ async function converse(home: TestHome): Promise<void> {
 
 function runs(home: TestHome): Record<string, number> {
   return Object.fromEntries(home.memory.upkeep.heartbeats().map((s) => [s.name, s.runs]));
-}
-
-/** `grep -r -l -a -i -F NAME` over the home: the files (relative) whose bytes hold the name. */
-async function grepHome(dir: string, name: string): Promise<string[]> {
-  const out = await new Deno.Command("grep", {
-    args: ["-r", "-l", "-a", "-i", "-F", name, "."],
-    cwd: dir,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (out.code > 1) throw new Error(new TextDecoder().decode(out.stderr));
-  return new TextDecoder().decode(out.stdout).split("\n").filter((l) => l !== "")
-    .map((l) => l.replace(/^\.\//, "")).sort();
 }

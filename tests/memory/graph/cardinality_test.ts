@@ -161,3 +161,27 @@ Deno.test("GraphDB upgrade reopens facts the old single-valued rule closed, not 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("GraphDB: an old statement of a fact history already holds closed reinforces it, never a second row", async () => {
+  using t = setup();
+  const { graph, clock } = t;
+  await graph.commit([{ subject: "owner", predicate: "居住地", object: "Oslo", validFrom: T0 }]);
+  await graph.commit([{
+    subject: "owner",
+    predicate: "居住地",
+    object: "Bergen",
+    validFrom: T0 + 40 * DAY,
+  }]);
+  // The archive distils the exchange of day 2 only now, after the move.
+  clock.t = T0 + 50 * DAY;
+  const again = await graph.commit([
+    { subject: "owner", predicate: "居住地", object: "Oslo", validFrom: T0 + DAY },
+  ]);
+  assert.deepEqual([again.relations, again.reinforced, again.closed], [0, 1, 0]);
+  const rows = (await graph.history("owner")).map((r) =>
+    `${r.target} ${(r.validFrom - T0) / DAY}–${
+      r.validTo === undefined ? "" : (r.validTo - T0) / DAY
+    } ×${r.mentions}`
+  );
+  assert.deepEqual(rows.sort(), ["Bergen 40– ×1", "Oslo 0–40 ×2"]);
+});
