@@ -122,6 +122,7 @@ export { buildSystemPrompt, type MemorySection, orderSections } from "./prompt/s
 export { type Dispatch, effectiveLevel, Scheduler, type Task } from "./kernel/scheduler.ts";
 export { EventLoop } from "./kernel/event_loop.ts";
 export { EPHEMERAL_META, NO_MEMORY_META, NO_TOOLS_META } from "./kernel/turn.ts";
+export { UPKEEP_INSTRUCTION } from "./kernel/upkeep_call.ts";
 export { Agent, type AgentOptions, type KernelConfig } from "./kernel/agent.ts";
 export {
   createPluginSdk,
@@ -199,8 +200,9 @@ export {
   agentConsolidator,
   ConsolidationError,
   type Consolidator,
-  extractJson,
+  type Decision,
   type GraphMaintenance,
+  readDecision,
 } from "./memory/consolidation.ts";
 export {
   type KnowledgeBase,

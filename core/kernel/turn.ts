@@ -2,9 +2,8 @@
  * One turn: the whole pipeline of ARCHITECTURE.md "Full Pipeline", from on_input to
  * after_output, with the tool loop in the middle. Reads top-down; the helpers below it are small.
  */
-import type { EventBus, ReplyStatus, StageName } from "../events.ts";
+import type { EventBus, StageName } from "../events.ts";
 import type { ChatMessage, ChatResponse } from "../llm/provider.ts";
-import { ContextLengthError, errorMessage, HomeAgentError, isAbort } from "../errors.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { ContextWindow } from "../prompt/context.ts";
 import type { Input, Reply } from "../input.ts";
@@ -18,13 +17,15 @@ import {
 import type { SectionShares, TokenCounter } from "../prompt/budget.ts";
 import type { TextRanker } from "../memory/ranker.ts";
 import { promptRelevance } from "./_turn_relevance.ts";
-import { pruneContext, recallMemory, streamListener } from "./_turn_steps.ts";
+import { pruneContext, recallMemory } from "./_turn_steps.ts";
+import { callLlm, failureReply, ShortCircuit } from "./_turn_call.ts";
+import { runUpkeepCall } from "./upkeep_call.ts";
 import type { TurnControl } from "./turn_control.ts";
 import { executeRound, memoryOutput, ownersOf } from "./tool_round.ts";
 import type { MediaStore } from "../memory/media.ts";
 import { loadTurnImages, type MediaOutbox } from "./media_turn.ts";
 import type { ImagePart } from "../llm/provider.ts";
-import type { LlmCaller, LlmCallResult, RequestBuilder } from "../llm/call.ts";
+import type { LlmCaller, RequestBuilder } from "../llm/call.ts";
 import type { TurnTools } from "./tool_catalog.ts";
 
 /** Turn settings, read from config at the start of each turn. */
@@ -75,13 +76,12 @@ export const NO_MEMORY_META = "noMemory";
 /** `Input.meta` flag: answer without offering the model any tool. */
 export const NO_TOOLS_META = "noTools";
 
-/** Thrown inside a turn to jump to after_output with a reply already decided. */
-class ShortCircuit {
-  constructor(readonly text: string, readonly status: ReplyStatus = "short_circuit") {}
-}
-
-/** Run one turn for `input`. Never throws: every outcome becomes the returned Reply. */
+/**
+ * Run one turn for `input`. Never throws: every outcome becomes the returned Reply. A
+ * consolidation input is no turn of the owner's: it gets the lean upkeep call instead.
+ */
 export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps): Promise<Reply> {
+  if (input.consolidation) return await runUpkeepCall(input, signal, deps);
   const shared = new Map<string, unknown>();
   const notes: string[] = [];
   const sections: MemorySection[] = [];
@@ -104,10 +104,9 @@ export async function runTurn(input: Input, signal: AbortSignal, deps: TurnDeps)
   try {
     await runStage(stage("on_input"));
     const eventId = `${input.id}:in`;
-    // Consolidation work is the kernel talking to itself, and an ephemeral input (an
-    // OpenAI-compatible request not asked to be remembered) is answered but not recorded:
-    // neither stays in the owner's window.
-    const record = !input.consolidation && input.meta[EPHEMERAL_META] !== true;
+    // An ephemeral input (an OpenAI-compatible request not asked to be remembered) is answered
+    // but not recorded: it does not stay in the owner's window.
+    const record = input.meta[EPHEMERAL_META] !== true;
     const noMemory = input.meta[NO_MEMORY_META] === true ? { noMemory: true } : {};
     if (record) {
       deps.context.append({
@@ -277,82 +276,4 @@ function requestBuilder(
       cuts: prompt.cuts.map((c) => `${c.title}: ${c.kept} kept, ${c.cut} left out`),
     });
   });
-}
-
-/**
- * One provider call, streamed into content/reasoning deltas and recorded as agent_llm_chain.
- * Returns undefined when preemption cancelled it and the turn retries after resuming.
- */
-async function callLlm(
-  input: Input,
-  round: number,
-  request: RequestBuilder,
-  signal: AbortSignal,
-  deps: TurnDeps,
-): Promise<ChatResponse | undefined> {
-  const startedAt = deps.clock.now();
-  const call = deps.control?.beginCall(signal);
-  let result: LlmCallResult;
-  try {
-    result = await deps.llm.call(request, {
-      signal: call?.signal ?? signal,
-      stream: deps.settings.stream,
-      listener: streamListener(input, deps),
-      ...(deps.cause !== undefined ? { cause: deps.cause } : {}),
-    });
-  } catch (error) {
-    if (error instanceof ContextLengthError && error.inputTokens === undefined) {
-      // Said in terms of the user's own message: how long it is and how much would fit.
-      const inputTokens = deps.countTokens(input.text);
-      const { tokens, limit } = error;
-      throw new ContextLengthError({ tokens, limit, inputTokens }, { cause: error });
-    }
-    if (!call?.preempted() || signal.aborted) throw error;
-    // The partial answer streamed so far is void: the call starts over after the interrupt.
-    deps.events.publish({ type: "content_delta", turnId: input.id, text: "", reset: true });
-    deps.events.publish({ type: "reasoning_delta", turnId: input.id, text: "", reset: true });
-    if (deps.control?.retryCancelled) return undefined;
-    throw new HomeAgentError("preempted", "Cancelled by a higher-priority input", {
-      cause: error,
-    });
-  } finally {
-    call?.end();
-  }
-  deps.events.publish({
-    type: "agent_llm_chain",
-    turnId: input.id,
-    round,
-    source: result.source,
-    model: result.model,
-    text: result.response.text,
-    reasoning: result.response.reasoning,
-    toolCalls: result.response.toolCalls,
-    usage: result.response.usage,
-    startedAt,
-    durationMs: result.durationMs,
-    firstTokenMs: result.firstTokenMs,
-  });
-  return result.response;
-}
-
-function failureReply(input: Input, error: unknown, signal: AbortSignal, logger: Logger): Reply {
-  const base = { inputId: input.id, channel: input.channel };
-  if (error instanceof ShortCircuit) return { ...base, text: error.text, status: error.status };
-  if (error instanceof HomeAgentError && error.code === "preempted") {
-    return { ...base, text: error.message, status: "stopped", errorCode: error.code };
-  }
-  if (signal.aborted && isAbort(error) || signal.aborted) {
-    return { ...base, text: "Stopped.", status: "stopped" };
-  }
-  const code = error instanceof HomeAgentError ? error.code : "internal";
-  if (!(error instanceof HomeAgentError)) {
-    logger.error("Turn failed", {
-      turnId: input.id,
-      error: errorMessage(error),
-      stack: error instanceof Error ? error.stack : undefined,
-    });
-  } else {
-    logger.warn("Turn failed", { turnId: input.id, code, error: error.message });
-  }
-  return { ...base, text: errorMessage(error), status: "error", errorCode: code };
 }

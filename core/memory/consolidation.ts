@@ -6,6 +6,7 @@
 import type { Agent } from "../kernel/agent.ts";
 import type { GraphEntity, GraphRelation } from "./graph.ts";
 import type { RelationPatch } from "./graph_store.ts";
+import type { z } from "zod";
 import { HomeAgentError } from "../errors.ts";
 
 /**
@@ -93,6 +94,32 @@ export function extractJson(text: string): unknown {
     }
   }
   return undefined;
+}
+
+/** Replies longer than this are not read at all (no decision needs so much). */
+export const MAX_DECISION_CHARS = 32_000;
+
+/** A model's decision, or in a few words why it is unusable (never the reply's own text). */
+export type Decision<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/**
+ * Read a consolidation reply as hostile input: bounded, JSON found by extractJson, checked by
+ * `schema`. The problem names the first wrong field and what is wrong with it, so a log line
+ * says enough to fix a prompt without copying what the model wrote.
+ */
+export function readDecision<T>(reply: string, schema: z.ZodType<T>): Decision<T> {
+  if (reply.length > MAX_DECISION_CHARS) {
+    return { ok: false, problem: `too long (${reply.length} characters)` };
+  }
+  const json = extractJson(reply);
+  if (json === undefined) {
+    return { ok: false, problem: `no JSON object in ${reply.length} characters` };
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.map(String).join(".") || "the answer";
+  return { ok: false, problem: `${where}: ${issue?.code ?? "invalid"}` };
 }
 
 /**

@@ -10,11 +10,11 @@ import {
   ConsolidationError,
   type Consolidator,
   type DocumentStore,
-  extractJson,
   type GraphMemory,
   type HeartbeatCounts,
   type Logger,
   type MemoryDocument,
+  readDecision,
   type Triple,
 } from "../../core/mod.ts";
 import { distillText, splitCoordinated } from "./distiller.ts";
@@ -137,17 +137,17 @@ async function llmTriples(
     signal: options.signal,
     meta: { heartbeat: "archive", document: doc.id },
   });
-  const parsed = LlmTriples.safeParse(extractJson(reply));
-  if (!parsed.success) {
+  const decision = readDecision(reply, LlmTriples);
+  if (!decision.ok) {
     options.logger.warn("Archive: the model's triples are unusable; using the fallback", {
       document: doc.id,
-      reply: reply.slice(0, 200),
+      problem: decision.problem,
     });
     return undefined;
   }
   // One fact per object: a model that answers "火锅和烧烤" for a multi-valued predicate gets
   // the two facts the rules would have made.
-  return parsed.data.triples.flatMap((t) => {
+  return decision.value.triples.flatMap((t) => {
     const objects = isSingleValued(normalizePredicate(t.predicate))
       ? [t.object]
       : splitCoordinated(t.object);
@@ -163,7 +163,15 @@ async function llmTriples(
   });
 }
 
+/** The most characters of one document an archive prompt carries (a pasted text is cut). */
+const ARCHIVE_DOC_CHARS = 4000;
+
 function archivePrompt(doc: MemoryDocument): string {
+  const content = doc.content.length > ARCHIVE_DOC_CHARS
+    ? `${doc.content.slice(0, ARCHIVE_DOC_CHARS)}\n…(${
+      doc.content.length - ARCHIVE_DOC_CHARS
+    } characters cut)`
+    : doc.content;
   return [
     "[Memory consolidation: archive]",
     "Extract the durable facts in this archived memory as knowledge-graph triples.",
@@ -175,6 +183,6 @@ function archivePrompt(doc: MemoryDocument): string {
     'Answer {"triples":[]} when nothing is worth keeping.',
     "",
     `Document (${new Date(doc.createdAt).toISOString().slice(0, 10)}):`,
-    doc.content,
+    content,
   ].join("\n");
 }

@@ -10,11 +10,11 @@ import {
   ConsolidationError,
   type Consolidator,
   errorMessage,
-  extractJson,
   type GraphEntity,
   type GraphMaintenance,
   type HeartbeatCounts,
   type Logger,
+  readDecision,
 } from "../../core/mod.ts";
 import type { HotLoops } from "../../wasm/mod.ts";
 import type { HeartbeatState } from "./_state.ts";
@@ -52,10 +52,10 @@ export function mergeCandidates(
 
 const MergeReply = z.object({
   decisions: z.array(z.object({
-    pair: z.int().min(1),
+    pair: z.int().min(1).max(100),
     merge: z.boolean(),
-    keep: z.string().optional(),
-  })),
+    keep: z.string().max(200).optional(),
+  })).max(100),
 });
 
 /** One run of the merge loop. */
@@ -96,14 +96,13 @@ export async function mergeEntities(
     return counts;
   }
   const reply = await askOrDefer(options, mergePrompt(pairs), "merge");
-  const parsed = MergeReply.safeParse(reply === undefined ? undefined : extractJson(reply));
-  if (!parsed.success) {
-    if (reply !== undefined) {
-      options.logger.warn("Merge: unusable answer", { reply: reply.slice(0, 200) });
-    }
+  if (reply === undefined) return counts;
+  const decision = readDecision(reply, MergeReply);
+  if (!decision.ok) {
+    options.logger.warn("Merge: unusable answer", { problem: decision.problem });
     return counts;
   }
-  for (const d of parsed.data.decisions) {
+  for (const d of decision.value.decisions) {
     const pair = pairs[d.pair - 1];
     if (!pair) continue;
     if (!d.merge) {
@@ -132,9 +131,9 @@ const ReviewReply = z.object({
   reviews: z.array(z.object({
     id: z.int(),
     action: z.enum(["confirm", "fix", "delete"]),
-    predicate: z.string().trim().min(1).optional(),
-    object: z.string().trim().min(1).optional(),
-  })),
+    predicate: z.string().trim().min(1).max(100).optional(),
+    object: z.string().trim().min(1).max(500).optional(),
+  })).max(100),
 });
 
 /** One run of the review loop. */
@@ -165,13 +164,13 @@ export async function reviewRelations(
   );
   const reply = await askOrDefer(options, reviewPrompt(lines), "review");
   if (reply === undefined) return counts;
-  const parsed = ReviewReply.safeParse(extractJson(reply));
-  if (!parsed.success) {
-    options.logger.warn("Review: unusable answer", { reply: reply.slice(0, 200) });
+  const decision = readDecision(reply, ReviewReply);
+  if (!decision.ok) {
+    options.logger.warn("Review: unusable answer", { problem: decision.problem });
     return counts;
   }
   const ids = new Set(batch.map((r) => r.id));
-  for (const r of parsed.data.reviews.filter((r) => ids.has(r.id))) {
+  for (const r of decision.value.reviews.filter((r) => ids.has(r.id))) {
     try {
       if (r.action === "delete") {
         await options.graph.editRelation(r.id, { status: "deleted" });

@@ -26,6 +26,7 @@ import { figures as luaFigures } from "./lua_bench.ts";
 import { figures as turnsFigures } from "./turns_bench.ts";
 import { figures as mediaFigures } from "./media_bench.ts";
 import { figures as tokenFigures } from "./token_bench.ts";
+import { figures as upkeepFigures } from "./upkeep_bench.ts";
 
 const ALL: Record<string, FigureFn> = {
   ...kernelFigures,
@@ -46,6 +47,7 @@ const ALL: Record<string, FigureFn> = {
   ...mediaFigures,
   ...turnsFigures,
   ...tokenFigures,
+  ...upkeepFigures,
 };
 
 function machine() {

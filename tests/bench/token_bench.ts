@@ -12,25 +12,10 @@
  * - `prompt_tools_per_hi`: how many tool schemas the "hi" request carries.
  */
 import { type FakeRequestBody, reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
+import { wirePromptTokens } from "../fakes/wire_tokens.ts";
 import { startServe } from "../fakes/daemon.ts";
 import { configureHome, seedMemory, sourceSettings } from "../fakes/home.ts";
 import type { Figure } from "./_figure.ts";
-
-/** Tokens of a chat-completions request: each message's text and 3 of framing, the tools. */
-export async function wirePromptTokens(
-  body: FakeRequestBody,
-): Promise<{ total: number; tools: number }> {
-  // Loaded here, not at import: the other benchmarks need not pay for its tables.
-  const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
-  const ordinary = { disallowedSpecial: new Set<string>() };
-  const messages = body.messages.reduce((sum, m) => {
-    const text = typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? "");
-    const calls = m.tool_calls ? JSON.stringify(m.tool_calls) : "";
-    return sum + 3 + countTokens(text, ordinary) + (calls ? countTokens(calls, ordinary) : 0);
-  }, 3);
-  const tools = body.tools ? countTokens(JSON.stringify(body.tools), ordinary) : 0;
-  return { total: messages + tools, tools };
-}
 
 /** Ask `text` on channel "cli" of a daemon on `home`; the first request the model got. */
 async function firstRequest(home: string, text: string): Promise<FakeRequestBody> {

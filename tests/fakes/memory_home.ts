@@ -24,6 +24,8 @@ export interface TestHomeOptions {
   llm?: FakeLLMServer;
   /** Settings applied before the tiers open (intervals, context size, …). */
   config?: Record<string, unknown>;
+  /** The agent's persona; default "You are a test agent.". */
+  persona?: string;
 }
 
 /** A running home; dispose it to stop the kernel and close the tiers, then remove the folder. */
@@ -77,7 +79,7 @@ export async function openTestHome(options: TestHomeOptions = {}): Promise<TestH
     logger,
     config: registry,
     llm,
-    persona: () => "You are a test agent.",
+    persona: () => options.persona ?? "You are a test agent.",
     memory,
     graph: memory.graph.graph,
   });
