@@ -97,6 +97,7 @@ export class PluginProcess {
     const { clock, ...options } = this.#options;
     return new JsonRpcPeer({
       write: (bytes, frames) => this.#queue.write(bytes, frames),
+      writeText: (text, frames) => this.#queue.writeText(text, frames),
       onRequest: options.onRequest,
       onNotification: options.onNotification,
       onProtocolError: (message, detail) => this.#protocolError(message, detail),

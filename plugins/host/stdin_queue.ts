@@ -7,6 +7,12 @@
 import type { Clock, TimerHandle } from "../../core/mod.ts";
 import { formatCount } from "./limits.ts";
 
+const encoder = new TextEncoder();
+/** Size of a pooled output buffer: frames up to a third of it (in UTF-16 units) fit. */
+const POOLED_BYTES = 4096;
+/** Pooled buffers kept per queue: the writes of a burst in flight at once. */
+const POOL_SIZE = 4;
+
 /** Options of a StdinQueue. */
 export interface StdinQueueOptions {
   writer: WritableStreamDefaultWriter<Uint8Array>;
@@ -27,6 +33,7 @@ export class StdinQueue {
   #movedAt = 0;
   #timer: TimerHandle | undefined;
   #closed = false;
+  #pool: Uint8Array[] = [];
 
   constructor(options: StdinQueueOptions) {
     this.#options = options;
@@ -37,8 +44,21 @@ export class StdinQueue {
     return this.#bytes;
   }
 
+  /**
+   * Encode `text` (holding `frames` frames) and queue it, like write(). A small batch is
+   * encoded into a buffer taken back once the pipe has it: a fresh ArrayBuffer per frame costs
+   * more than encoding it.
+   */
+  writeText(text: string, frames: number): void {
+    if (this.#closed) return;
+    if (text.length * 3 > POOLED_BYTES) return this.write(encoder.encode(text), frames);
+    const buffer = this.#pool.pop() ?? new Uint8Array(POOLED_BYTES);
+    const bytes = buffer.subarray(0, encoder.encodeInto(text, buffer).written);
+    this.write(bytes, frames, buffer);
+  }
+
   /** Queue `bytes` (holding `frames` frames); dropped once closed or blocked. */
-  write(bytes: Uint8Array, frames: number): void {
+  write(bytes: Uint8Array, frames: number, pooled?: Uint8Array): void {
     if (this.#closed) return;
     const { clock, maxBytes, maxFrames } = this.#options;
     const size = bytes.length;
@@ -56,7 +76,10 @@ export class StdinQueue {
     this.#options.writer.write(bytes).then(() => {
       this.#bytes -= size;
       this.#frames -= frames;
-      this.#movedAt = clock.monotonic();
+      // An emptied queue is not stalled, and the next write restarts the count: the clock is
+      // read only while something still waits (a read costs as much as the rest of the call).
+      if (this.#bytes > 0) this.#movedAt = clock.monotonic();
+      if (pooled && this.#pool.length < POOL_SIZE) this.#pool.push(pooled);
     }, () => {
       // A broken pipe: the child is gone, and its wait loop reports the exit.
     });

@@ -251,15 +251,23 @@ export function createPlugin(options: CreatePluginOptions): PluginBuilder {
       const callTool = (p: KernelToPlugin["tool.call"]["params"], id: number | string) => {
         const handler = tools.get(p.name);
         if (!handler) throw new RpcError(ErrorCode.invalidParams, `Unknown tool "${p.name}"`);
-        const controller = new AbortController();
+        // Made when the handler reads its signal or goes async: most answer at once.
+        let controller: AbortController | undefined;
+        const context = {
+          turnId: p.turnId,
+          callId: p.callId,
+          get signal() {
+            return (controller ??= new AbortController()).signal;
+          },
+        };
         let out: ReturnType<ToolHandler>;
         try {
-          out = handler(p.args, { turnId: p.turnId, callId: p.callId, signal: controller.signal });
+          out = handler(p.args, context);
         } catch (error) {
           return toolError(error);
         }
         if (!(out instanceof Promise)) return toolResult(out);
-        running.set(id, controller);
+        running.set(id, controller ??= new AbortController());
         return out.then(toolResult, toolError).finally(() => running.delete(id));
       };
       const buffer = new Uint8Array(64 * 1024);

@@ -36,6 +36,11 @@ export interface JsonRpcPeerOptions {
    * into one buffer it reuses, instead of allocating one per batch.
    */
   reuseBuffer?: boolean;
+  /**
+   * Takes the frames as text instead of `write`, when given: the owner encodes them (the host
+   * into buffers it takes back once the pipe has them).
+   */
+  writeText?(text: string, frames: number): void;
   onRequest: RequestHandler;
   onNotification?: NotificationHandler;
   /** A malformed, oversized or unexpected frame: logged by the owner. */
@@ -222,7 +227,8 @@ export class JsonRpcPeer {
   }
 
   #line(line: string): void {
-    if (line.trim() === "") return;
+    // A blank line is skipped; trim() only when it starts blank (every frame starts with "{").
+    if (line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === "")) return;
     let frame: unknown;
     try {
       frame = JSON.parse(line);
@@ -359,7 +365,8 @@ export class JsonRpcPeer {
     this.#out = [];
     this.#outLength = 0;
     const text = frames.length === 1 ? frames[0] + "\n" : frames.join("\n") + "\n";
-    this.#options.write(this.#encode(text), frames.length);
+    if (this.#options.writeText) this.#options.writeText(text, frames.length);
+    else this.#options.write(this.#encode(text), frames.length);
   }
 
   #encode(text: string): Uint8Array {
