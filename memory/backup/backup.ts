@@ -8,7 +8,6 @@
  * restored home drops what is doubled when it opens. A manifest with each file's size and
  * sha256 ends the archive; the archive is written beside FILE and renamed when complete.
  */
-import { createHash } from "node:crypto";
 import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { dirname, join } from "node:path";
 import { HomeAgentError } from "../../core/mod.ts";
@@ -142,6 +141,7 @@ async function stageHome(root: string, stage: string): Promise<Planned[]> {
 
 /** The tar entries of `plan`, each hashed as it streams, then the manifest. */
 async function* entries(plan: Planned[], manifest: BackupManifest): AsyncGenerator<TarFile> {
+  const { createHash } = await import("node:crypto"); // loaded by the first hash, not at start
   for (const item of plan) {
     let handle: Deno.FsFile;
     try {

@@ -5,7 +5,6 @@
  * none extra), every name checked (relative, no "..", no link or device). Then the home is
  * moved aside (kept, never deleted) and the restored folder takes its place.
  */
-import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import { HomeAgentError } from "../../core/mod.ts";
@@ -86,6 +85,7 @@ async function unpack(file: string, stage: string): Promise<Map<string, [number,
     throw new RestoreError(`Cannot restore "${file}": ${errorText(error)}`, { cause: error });
   }
   const stream = input.readable.pipeThrough(new DecompressionStream("gzip"));
+  const { createHash } = await import("node:crypto"); // loaded by the first hash, not at start
   try {
     await readTar(stream, async ({ path, size, body }) => {
       const why = entryProblem(path);

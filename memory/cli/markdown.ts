@@ -6,7 +6,6 @@
  * README.md with the counts and an index.
  */
 import { join } from "node:path";
-import { stringify } from "yaml";
 import { HomeAgentError } from "../../core/mod.ts";
 import type { EntityRecord, FactRecord } from "../graph/db.ts";
 import { normalizeName } from "../graph/schema.ts";
@@ -46,6 +45,7 @@ async function ensureEmpty(dir: string): Promise<void> {
 
 /** Write the Markdown side of an export of `snapshot` into `dir`. */
 export async function writeMarkdown(snapshot: MemorySnapshot, dir: string): Promise<void> {
+  const { stringify } = await import("yaml"); // ~2 MB resident: loaded by an export, not by serve
   const { entities, facts } = snapshot.graph;
   const files = new Map(entities.map((e) => [normalizeName(e.name), entityFile(e.name)]));
   await Deno.mkdir(join(dir, "entities"), { recursive: true });

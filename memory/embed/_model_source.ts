@@ -8,7 +8,6 @@
  * @module
  */
 import { basename, dirname, join, relative } from "node:path";
-import { unzipSync } from "fflate";
 import { EmbeddingError } from "../../core/mod.ts";
 import type { Pooling } from "./model_catalog.ts";
 
@@ -68,7 +67,9 @@ export async function readModelSource(
       "expected a folder, a .zip or a .jar (a lone .onnx needs its tokenizer: give its folder)",
     );
   }
-  return readArchive(from, bytes, limits, prefer);
+  // fflate builds its tables when loaded (~4 MB resident): only an archive needs it.
+  const { unzipSync } = await import("fflate");
+  return readArchive(unzipSync, from, bytes, limits, prefer);
 }
 
 /** Why an entry name is refused, or undefined. */
@@ -80,6 +81,7 @@ function entryProblem(name: string): string | undefined {
 }
 
 function readArchive(
+  unzipSync: typeof import("fflate").unzipSync,
   origin: string,
   bytes: Uint8Array,
   limits: SourceLimits,

@@ -6,7 +6,7 @@
  * offers the wrong size, or bytes with the wrong hash, is refused and the partial file deleted.
  * @module
  */
-import { createHash, type Hash } from "node:crypto";
+import type { Hash } from "node:crypto";
 import { EmbeddingError, errorMessage } from "../../core/mod.ts";
 
 /** What to fetch and what it must be. */
@@ -174,6 +174,7 @@ async function sizeOf(path: string): Promise<number> {
 
 /** Size and SHA-256 (lower-case hex) of a file, read in a stream. */
 export async function hashFile(path: string): Promise<{ size: number; sha256: string }> {
+  const { createHash } = await import("node:crypto"); // loaded by the first hash, not at start
   const hash: Hash = createHash("sha256");
   let size = 0;
   using file = await Deno.open(path);

@@ -4,7 +4,6 @@
  * Content-Length always) before they are used. Nothing is fetched silently or implicitly.
  * @module
  */
-import { createHash } from "node:crypto";
 import { basename, join } from "node:path";
 import { EmbeddingError, errorMessage, type Logger } from "../../core/mod.ts";
 
@@ -107,6 +106,7 @@ export async function fetchModel(source: ModelSource, options: FetchModelOptions
 
 /** SHA-256 of a file, lower-case hex, read in a stream. */
 export async function sha256File(path: string): Promise<string> {
+  const { createHash } = await import("node:crypto"); // loaded by the first hash, not at start
   const hash = createHash("sha256");
   using file = await Deno.open(path);
   for await (const chunk of file.readable) hash.update(chunk);
@@ -133,6 +133,7 @@ async function writeWithProgress(
   tmp: string,
   progress: { logger: Logger; url: string; total: number | undefined },
 ): Promise<{ bytes: number; sha256: string }> {
+  const { createHash } = await import("node:crypto"); // loaded by the first hash, not at start
   const hash = createHash("sha256");
   using file = await Deno.open(tmp, { write: true, create: true, truncate: true });
   const step = progress.total ? Math.max(1, Math.ceil(progress.total / 10)) : 16 * 2 ** 20;

@@ -5,7 +5,6 @@
  * installed half: a failure or a kill leaves at most a staging folder, removed next time.
  * @module
  */
-import { createHash } from "node:crypto";
 import { basename, join } from "node:path";
 import { EmbeddingError, errorMessage, type Logger, silentLogger } from "../../core/mod.ts";
 import { type DownloadProgress, downloadVerified, hashFile } from "./download.ts";
@@ -235,6 +234,7 @@ function derivedName(entry: string): string {
 }
 
 async function shaOf(file: SourceFile): Promise<string> {
+  const { createHash } = await import("node:crypto"); // loaded by the first hash, not at start
   if ("bytes" in file) return createHash("sha256").update(file.bytes).digest("hex");
   return (await hashFile(file.path)).sha256;
 }

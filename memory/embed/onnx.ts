@@ -5,7 +5,6 @@
  * `sentence_embedding`), L2-normalised; in a Worker, behind a queue that serves the owner first.
  * @module
  */
-import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import {
   type Embedder,
@@ -83,6 +82,7 @@ export async function loadOnnxEmbedder(options: OnnxEmbedderOptions): Promise<On
   const pooling = options.pooling ?? guessPooling(name);
   const readSpec = () => readRunnerSpec(options, pooling);
   const first = await readSpec();
+  const { createHash } = await import("node:crypto"); // loaded by the first hash, not at start
   const sha256 = createHash("sha256").update(first.model).digest("hex");
   if (options.expectedSha256 && sha256 !== options.expectedSha256) {
     throw failed(

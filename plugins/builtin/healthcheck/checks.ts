@@ -3,7 +3,6 @@
  * doctor` (offline, from the home's files): each turns what a probe reports into findings.
  * A probe that is absent is skipped; one that throws is a failed check, never a crash.
  */
-import { statfs } from "node:fs/promises";
 import { errorMessage } from "../../../core/mod.ts";
 
 /** How a check came out. */
@@ -152,6 +151,8 @@ function llmFindings(sources: SourceHealthView[]): Finding[] {
 }
 
 async function diskFindings(root: string, limits: DiskLimits): Promise<Finding[]> {
+  // node:fs/promises costs the daemon ~1 MB and ~40 ms at start; a disk check runs later.
+  const { statfs } = await import("node:fs/promises");
   const fs = await statfs(root);
   const free = fs.bavail * fs.bsize;
   const total = fs.blocks * fs.bsize;

@@ -1,0 +1,74 @@
+/**
+ * What the daemon loads at start (docs/benchmarks.md "The guard and the daemon's footprint"):
+ * every module main.ts reaches through static imports from the daemon's folders is loaded and
+ * run before `serve` starts, so a heavy package there costs every daemon its memory and start-up
+ * time. These are loaded on first use instead (an `import()` inside the function that needs it).
+ */
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../", import.meta.url);
+const FOLDERS = ["core", "wasm", "adapters", "memory", "plugins", "web"];
+
+/** Loaded by the first use that needs them; `why` is who does. */
+const ON_FIRST_USE: Record<string, string> = {
+  "npm:fflate": "a model archive, a plugin package or an image",
+  "npm:yaml": "the first SKILL.md, a Markdown export",
+  "npm:jieba-wasm": "the first Chinese text",
+  "npm:wasmoon": "a Lua source or plugin",
+  "npm:onnxruntime-web": "an ONNX model",
+  "npm:@modelcontextprotocol/sdk": "an MCP server configured, /mcp, homeagent mcp",
+  "npm:fast-png": "an image to embed",
+  "npm:jpeg-js": "an image to embed",
+  "npm:@lydell/node-pty": "the first terminal",
+  "node:crypto": "a download, a backup, a model or a forgotten name",
+  "node:fs/promises": "the health check's disk probe",
+};
+
+interface InfoModule {
+  specifier: string;
+  dependencies?: { specifier: string; isDynamic?: boolean; code?: { specifier: string } }[];
+}
+
+async function graph(): Promise<Map<string, InfoModule>> {
+  const modules = new Map<string, InfoModule>();
+  for (const folder of FOLDERS) {
+    const { stdout } = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", new URL(`${folder}/mod.ts`, ROOT).href],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    const info = JSON.parse(new TextDecoder().decode(stdout)) as { modules: InfoModule[] };
+    for (const m of info.modules) modules.set(m.specifier, m);
+  }
+  return modules;
+}
+
+/** The package a resolved specifier belongs to (`npm:/zod@4.6.7/v4` → `npm:zod`). */
+function packageOf(specifier: string): string {
+  if (specifier.startsWith("node:")) return specifier;
+  const match = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)/.exec(specifier);
+  return match ? `npm:${match[1]}` : specifier;
+}
+
+Deno.test("the daemon's folders reach no package of first use through a static import", async () => {
+  const modules = await graph();
+  const seen = new Set<string>();
+  const found: string[] = [];
+  const visit = (specifier: string, path: string[]) => {
+    if (seen.has(specifier)) return;
+    seen.add(specifier);
+    for (const dep of modules.get(specifier)?.dependencies ?? []) {
+      if (dep.isDynamic || !dep.code) continue;
+      const target = dep.code.specifier;
+      const name = [packageOf(target), dep.specifier].find((n) => n in ON_FIRST_USE);
+      if (name) {
+        const via = [...path, specifier].map((s) => s.replace(ROOT.href, "")).join(" → ");
+        found.push(`${name} (${ON_FIRST_USE[name]}) is imported at start: ${via}`);
+        continue;
+      }
+      if (target.startsWith("file:")) visit(target, [...path, specifier]);
+    }
+  };
+  for (const folder of FOLDERS) visit(new URL(`${folder}/mod.ts`, ROOT).href, []);
+  assert.deepStrictEqual(found, []);
+});
