@@ -7,6 +7,7 @@ import { z } from "zod";
 import {
   checkNamePath,
   checkPluginName,
+  type ConfigDescription,
   type ConfigEntry,
   type GraphRecall,
   namePathProblem,
@@ -44,6 +45,37 @@ export function settingType(entry: ConfigEntry): "boolean" | "number" | "string"
   return t === "boolean" || t === "number" || t === "string" ? t : "json";
 }
 
+/** The part of a value's JSON Schema the page builds its control from. */
+interface ControlSchema {
+  type?: string;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+}
+
+/**
+ * A setting as the page shows it: the registry's entry, the pattern it was defined as (what
+ * the page's labels are keyed by), and what its control needs (choices, bounds, integer).
+ */
+export function settingView(entry: ConfigEntry, description?: ConfigDescription) {
+  const schema = (description?.schema ?? {}) as ControlSchema;
+  const choices = schema.enum?.every((v) => typeof v === "string")
+    ? schema.enum as string[]
+    : undefined;
+  const bound = (n: number | undefined) =>
+    n !== undefined && Math.abs(n) < Number.MAX_SAFE_INTEGER ? n : undefined;
+  return {
+    ...entry,
+    type: settingType(entry),
+    pattern: description?.key ?? entry.key,
+    ...(description?.expected ? { expected: description.expected } : {}),
+    ...(choices ? { choices } : {}),
+    ...(bound(schema.minimum) !== undefined ? { min: schema.minimum } : {}),
+    ...(bound(schema.maximum) !== undefined ? { max: schema.maximum } : {}),
+    ...(schema.type === "integer" ? { integer: true } : {}),
+  };
+}
+
 /** Mount the dashboard routes on `app`. */
 export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void {
   const settings = () =>
@@ -63,9 +95,10 @@ export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void
       throw notWired("plugin registry");
     })();
 
+  const view = (entry: ConfigEntry) => settingView(entry, settings().describe?.(entry.key));
   app.get("/api/v1/settings", (c) => {
     const entries = settings().list(c.req.query("prefix") ?? "");
-    return c.json({ settings: entries.map((e) => ({ ...e, type: settingType(e) })) });
+    return c.json({ settings: entries.map(view) });
   });
   app.put("/api/v1/settings/:key", async (c) => {
     const key = c.req.param("key");
@@ -74,7 +107,7 @@ export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void
     else if ("text" in body) settings().setFromText(key, body.text);
     else settings().set(key, body.value);
     const entry = settings().list(key).find((e) => e.key === key);
-    return c.json({ setting: entry && { ...entry, type: settingType(entry) } });
+    return c.json({ setting: entry && view(entry) });
   });
 
   app.get("/api/v1/memory/graph", async (c) => {

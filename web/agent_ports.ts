@@ -50,6 +50,7 @@ export function registrySettingsPort(registry: ConfigRegistry): SettingsPort {
     set: (key, value) => registry.set(key, value),
     setFromText: (key, text) => registry.setFromText(key, text),
     unset: (key) => registry.unset(key),
+    describe: (key) => registry.describe(key),
   };
 }
 

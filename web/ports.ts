@@ -5,6 +5,7 @@
  */
 import type {
   Clock,
+  ConfigDescription,
   ConfigEntry,
   ConversationHistory,
   ForgetReport,
@@ -67,6 +68,8 @@ export interface SettingsPort {
   /** Parse `text` per the key's type (number, true/false, JSON or plain text), then set. */
   setFromText(key: string, text: string): void;
   unset(key: string): void;
+  /** The definition behind a key (its pattern, JSON Schema, expected value in words). */
+  describe?(key: string): ConfigDescription;
 }
 
 /** The part of the graph store the memory view reads and edits (core GraphStore contract). */

@@ -79,14 +79,24 @@ browserTest(
     await page.locator("#tab-settings").click();
     await page.locator("#settings-filter").fill("max_tool_turns");
     const row = page.locator(".setting[data-key='core.agent.max_tool_turns']");
-    await row.locator("input").fill("zero");
+    await row.locator("input").fill("0");
     await row.locator("button[type=submit]").click();
     const error = row.locator(".validation");
     await error.waitFor();
-    assert.match(await error.innerText(), /Cannot set "core.agent.max_tool_turns"/);
+    assert.equal(await error.innerText(), "Enter a whole number from 1 to 100.");
+    assert.equal(served.kernel.config.registry.get("core.agent.max_tool_turns"), 10);
     await page.locator("#lang").click(); // the Chinese UI, with CJK fonts
     await page.locator("#tab-settings", { hasText: "设置" }).waitFor();
+    await row.locator("button[type=submit]").click();
+    await row.locator(".validation", { hasText: "请输入 1 到 100 之间的整数。" }).waitFor();
     await shot("05-settings-invalid-zh");
+    // What only the registry knows is refused with its own reason.
+    const order = page.locator(".setting[data-key='core.llm.order']");
+    await page.locator("#settings-filter").fill("core.llm.order");
+    await order.locator("input").fill("fake, not a name!");
+    await order.locator("button[type=submit]").click();
+    assert.match(await order.locator(".validation").innerText(), /Cannot set "core.llm.order"/);
+    await page.locator("#settings-filter").fill("max_tool_turns");
     await row.locator("input").fill("12");
     await row.locator("button[type=submit]").click();
     await row.locator(".ok").waitFor();

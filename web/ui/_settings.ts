@@ -1,129 +1,131 @@
-/** Settings: every key of the ConfigRegistry by group, each edited and saved in place. */
+/**
+ * Settings for people: grouped by meaning (LLM sources, the assistant, memory, plugins, the
+ * web page), each with a label, a line of help and its control; every raw key under Advanced.
+ * The group is in the address (`#settings/memory`), so a reload or a link keeps it.
+ */
 import { h } from "preact";
-import { useState } from "preact/hooks";
-import { messageOf, send } from "./_api.ts";
-import { t } from "./_i18n.ts";
-import { useLoad, value } from "./_load.ts";
+import { useEffect, useState } from "preact/hooks";
+import { api, messageOf } from "./_api.ts";
+import { t, type TextKey } from "./_i18n.ts";
+import { SettingField } from "./_setting_field.ts";
+import { type Group, groupOf, GROUPS, ownerOf, type Setting, textOf } from "./_settings_meta.ts";
 
-interface Setting {
-  key: string;
-  value: unknown;
-  default: unknown;
-  description: string;
-  secret: boolean;
-  restart: boolean;
-  isDefault: boolean;
-  source: string;
-  type: "boolean" | "number" | "string" | "json";
-  problem?: string;
+function groupFromHash(): Group {
+  const name = location.hash.split("/")[1] as Group | undefined;
+  return name && GROUPS.includes(name) ? name : "llm";
 }
 
-function textOf(s: Setting): string {
-  return s.type === "string" ? String(s.value ?? "") : JSON.stringify(s.value);
+function matches(s: Setting, filter: string): boolean {
+  if (filter === "") return true;
+  const { label, help } = textOf(s);
+  return [s.key, label, help].some((x) => x.toLowerCase().includes(filter));
 }
 
-function SettingRow({ s, onSaved }: { s: Setting; onSaved: (s: Setting) => void }) {
-  const [text, setText] = useState(textOf(s));
-  const [checked, setChecked] = useState(s.value === true);
-  const [note, setNote] = useState<{ ok: boolean; text: string } | undefined>();
-  const save = (body: unknown) =>
-    send<{ setting: Setting }>("PUT", `/api/v1/settings/${encodeURIComponent(s.key)}`, body).then(
-      (r) => {
-        setNote({ ok: true, text: t("saved") });
-        onSaved(r.setting);
-      },
-      (e) => setNote({ ok: false, text: messageOf(e) }),
-    );
-  const id = "s-" + s.key.replaceAll(".", "-");
-  return h(
-    "div",
-    { class: "setting", "data-key": s.key },
-    h(
-      "label",
-      { for: id },
-      h("code", null, s.key),
-      h(
-        "small",
-        null,
-        ` ${s.type}${s.restart ? " · restart" : ""}${
-          s.source !== "default" ? " · " + s.source : ""
-        }`,
-      ),
-    ),
-    h("div", { class: "hint" }, s.description),
-    h(
-      "form",
-      {
-        class: "row",
-        onSubmit: (e: Event) => {
-          e.preventDefault();
-          void save(s.type === "boolean" ? { value: checked } : { text });
-        },
-      },
-      s.type === "boolean"
-        ? h("input", {
-          id,
-          type: "checkbox",
-          checked,
-          onChange: (e: Event) => setChecked((e.target as HTMLInputElement).checked),
-        })
-        : h("input", {
-          id,
-          type: s.secret ? "password" : "text",
-          inputmode: s.type === "number" ? "decimal" : undefined,
-          value: text,
-          onInput: (e: Event) => setText(value(e)),
-        }),
-      h("button", { type: "submit" }, t("save")),
-      !s.isDefault &&
-        h("button", {
-          type: "button",
-          onClick: () =>
-            void save({ unset: true }).then(() => setText(textOf({ ...s, value: s.default }))),
-        }, t("reset")),
-    ),
-    s.problem && h("div", { class: "error" }, s.problem),
-    note && h("div", { class: note.ok ? "ok" : "error validation" }, note.text),
-  );
-}
-
-/** Settings by namespace. */
-export function SettingsView() {
-  const [data, error] = useLoad<{ settings: Setting[] }>("/api/v1/settings");
-  const [filter, setFilter] = useState("");
-  const [, bump] = useState(0);
-  const groups = new Map<string, Setting[]>();
-  for (const s of data?.settings ?? []) {
-    if (filter !== "" && !s.key.includes(filter)) continue;
-    const ns = s.key.split(".").slice(0, 2).join(".");
-    groups.set(ns, [...(groups.get(ns) ?? []), s]);
+/** Settings of one owner (an LLM source, a plugin, an MCP server) under its name. */
+function Owned(
+  { list, onSaved, prefix }: {
+    list: Setting[];
+    onSaved: (s: Setting) => void;
+    prefix: TextKey;
+  },
+) {
+  const owners = new Map<string, Setting[]>();
+  const general: Setting[] = [];
+  for (const s of list) {
+    const owner = ownerOf(s.key);
+    if (owner === undefined) general.push(s);
+    else owners.set(owner, [...(owners.get(owner) ?? []), s]);
   }
+  return [
+    general.map((s) => h(SettingField, { key: s.key, s, onSaved })),
+    [...owners].map(([owner, settings]) =>
+      h(
+        "fieldset",
+        { key: owner, class: "card owner", "data-owner": owner },
+        h("legend", null, t(prefix, { name: owner })),
+        settings.map((s) => h(SettingField, { key: s.key, s, onSaved })),
+      )
+    ),
+  ];
+}
+
+function GroupBody(
+  { group, list, onSaved }: { group: Group; list: Setting[]; onSaved: (s: Setting) => void },
+) {
+  if (list.length === 0) return h("p", { class: "empty" }, t("noMatches"));
+  if (group === "advanced") {
+    return list.map((s) => h(SettingField, { key: s.key, s, onSaved, showKey: true }));
+  }
+  if (group === "llm") {
+    return [
+      h(
+        "p",
+        { class: "row", key: "add" },
+        h("a", { class: "button primary", href: "#setup", id: "add-source" }, t("addSource")),
+      ),
+      h(Owned, { key: "owned", list, onSaved, prefix: "sourceNamed" }),
+    ];
+  }
+  if (group === "plugins") return h(Owned, { list, onSaved, prefix: "pluginNamed" });
+  return list.map((s) => h(SettingField, { key: s.key, s, onSaved }));
+}
+
+/** The settings view. */
+export function SettingsView() {
+  const [settings, setSettings] = useState<Setting[] | undefined>();
+  const [error, setError] = useState("");
+  const [filter, setFilter] = useState("");
+  const [group, setGroup] = useState<Group>(groupFromHash());
+  useEffect(() => {
+    void api<{ settings: Setting[] }>("/api/v1/settings").then(
+      (r) => setSettings(r.settings),
+      (e) => setError(messageOf(e)),
+    );
+    const onHash = () => setGroup(groupFromHash());
+    addEventListener("hashchange", onHash);
+    return () => removeEventListener("hashchange", onHash);
+  }, []);
+  const onSaved = (saved: Setting) =>
+    setSettings((old) => old?.map((s) => s.key === saved.key ? saved : s));
+  const needle = filter.trim().toLowerCase();
+  // A search looks through every group.
+  const shown = (settings ?? []).filter((s) =>
+    needle !== "" ? matches(s, needle) : group === "advanced" || groupOf(s.key) === group
+  );
   return h(
     "section",
     { class: "settings" },
-    h("input", {
-      id: "settings-filter",
-      placeholder: t("filter"),
-      value: filter,
-      onInput: (e: Event) => setFilter(value(e)),
-    }),
+    h("h2", { class: "sr-only" }, t("settings")),
+    h(
+      "div",
+      { class: "row" },
+      h("input", {
+        id: "settings-filter",
+        type: "search",
+        "aria-label": t("filterSettings"),
+        placeholder: t("filterSettings"),
+        value: filter,
+        onInput: (e: Event) => setFilter((e.target as HTMLInputElement).value),
+      }),
+    ),
+    h(
+      "nav",
+      { class: "subtabs", "aria-label": t("settingGroups") },
+      GROUPS.map((g) =>
+        h("a", {
+          key: g,
+          href: `#settings/${g}`,
+          id: `group-${g}`,
+          class: `button${g === group ? " on" : ""}`,
+          "aria-current": g === group ? "page" : undefined,
+        }, t(`group_${g}`))
+      ),
+    ),
     error && h("div", { class: "error" }, error),
-    [...groups].map(([ns, list]) =>
-      h(
-        "details",
-        { key: ns, open: filter !== "" || groups.size <= 3, class: "ns", "data-ns": ns },
-        h("summary", null, ns, h("small", null, ` (${list.length})`)),
-        list.map((s) =>
-          h(SettingRow, {
-            key: s.key,
-            s,
-            onSaved: (n) => {
-              Object.assign(s, n);
-              bump((x) => x + 1);
-            },
-          })
-        ),
-      )
+    settings === undefined && !error ? h("p", { class: "hint" }, t("loading")) : h(
+      "div",
+      { class: "settings-list", "data-group": needle === "" ? group : "search" },
+      h(GroupBody, { group: needle === "" ? group : "advanced", list: shown, onSaved }),
     ),
   );
 }
