@@ -8,14 +8,16 @@ import {
   agentEventsPort,
   createApp,
   EventHub,
+  type KnowledgePort,
   memoryPort,
+  type PluginsPort,
   registrySettingsPort,
   webOutputChannel,
 } from "../../web/mod.ts";
 import { systemClock } from "../../adapters/mod.ts";
 import { type FakeLLMServer, startFakeOpenAI } from "../fixtures/fake_llm.ts";
 import { createTestKernel, type TestKernel } from "../fakes/kernel.ts";
-import { TOKEN } from "./_deps.ts";
+import { fakeWeb, TOKEN } from "./_deps.ts";
 
 /** Where screenshots go (gitignored). */
 export const ARTIFACTS = new URL("../artifacts/web/", import.meta.url).pathname;
@@ -51,6 +53,29 @@ export interface ServedApp extends AsyncDisposable {
   log: TextLog;
 }
 
+function withoutWorkPlugins(port: PluginsPort): PluginsPort {
+  const work = new Set(["agentcli", "changes", "cmd", "timer"]);
+  return { ...port, list: () => port.list().filter((p) => !work.has(p.name)) };
+}
+
+/** A knowledge base in memory with one entry. */
+function memoryKnowledge(): KnowledgePort {
+  const entries = new Map([["recipes/tea", "# Green tea\n\n80 °C, **two** minutes."]]);
+  const entry = (name: string) => ({
+    name,
+    title: name.split("/").at(-1),
+    content: entries.get(name),
+  });
+  return {
+    list: () => Promise.resolve([...entries.keys()].map((name) => ({ name, title: name }))),
+    get: (name) => Promise.resolve(entries.has(name) ? entry(name) : undefined),
+    create(name, content) {
+      entries.set(name, content);
+      return Promise.resolve(entry(name));
+    },
+  };
+}
+
 /** Serve the app on a free port. */
 export async function serveApp(): Promise<ServedApp> {
   const llm = startFakeOpenAI();
@@ -83,6 +108,10 @@ export async function serveApp(): Promise<ServedApp> {
     events: agentEventsPort(kernel.agent),
     history: log,
     questions: kernel.agent.questions,
+    // The plugin registry as the route tests fake it, less the plugins whose sections read
+    // their own routes (work_browser_test.ts drives those over a real daemon); knowledge in memory.
+    plugins: withoutWorkPlugins(fakeWeb().deps.plugins!),
+    knowledge: memoryKnowledge(),
     settings: registrySettingsPort(kernel.config.registry),
     memory: memoryPort({
       graph,
