@@ -138,6 +138,8 @@ export interface PluginView {
   version?: string;
   state: string;
   error?: string;
+  /** Crashes in the last 5 minutes. */
+  crashes?: number;
   tools?: string[];
   channels?: string[];
   /** The plugin's settings, secrets masked. */

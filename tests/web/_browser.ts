@@ -11,6 +11,7 @@ import {
   type KnowledgePort,
   memoryPort,
   type PluginsPort,
+  type PluginView,
   registrySettingsPort,
   webOutputChannel,
 } from "../../web/mod.ts";
@@ -53,9 +54,21 @@ export interface ServedApp extends AsyncDisposable {
   log: TextLog;
 }
 
-function withoutWorkPlugins(port: PluginsPort): PluginsPort {
-  const work = new Set(["agentcli", "changes", "cmd", "timer"]);
-  return { ...port, list: () => port.list().filter((p) => !work.has(p.name)) };
+/** Three plugins as the registry lists them: a built-in, a crashing program, a disabled Lua one. */
+function listedPlugins(port: PluginsPort): PluginsPort {
+  const plugins: PluginView[] = [
+    { name: "healthcheck", kind: "builtin", state: "running", tools: ["health_check"] },
+    {
+      name: "weather",
+      kind: "subprocess",
+      version: "1.2.0",
+      state: "failed",
+      crashes: 3,
+      error: 'Plugin "weather" exited with code 1',
+    },
+    { name: "notes", kind: "lua", version: "0.3.0", state: "disabled" },
+  ];
+  return { ...port, list: () => plugins };
 }
 
 /** A knowledge base in memory with one entry. */
@@ -108,9 +121,9 @@ export async function serveApp(): Promise<ServedApp> {
     events: agentEventsPort(kernel.agent),
     history: log,
     questions: kernel.agent.questions,
-    // The plugin registry as the route tests fake it, less the plugins whose sections read
-    // their own routes (work_browser_test.ts drives those over a real daemon); knowledge in memory.
-    plugins: withoutWorkPlugins(fakeWeb().deps.plugins!),
+    // Plugins whose sections read no routes of their own (work_browser_test.ts drives those
+    // over a real daemon), and a knowledge base in memory.
+    plugins: listedPlugins(fakeWeb().deps.plugins!),
     knowledge: memoryKnowledge(),
     settings: registrySettingsPort(kernel.config.registry),
     memory: memoryPort({

@@ -18,9 +18,9 @@ const PANELS: [name: string, hash: string, ready: string][] = [
   ["chat", "#chat", ".msg.agent.done"],
   ["memory-graph", "#memory", "#graph canvas"],
   ["knowledge", "#knowledge", ".knowledge li"],
-  ["plugins", "#plugins", ".plugins tr"],
-  ["skills", "#skills", ".skills tr"],
-  ["llm", "#llm", ".llm tr"],
+  ["plugins", "#plugins", ".plugins td"],
+  ["skills", "#skills", ".skills td"],
+  ["llm", "#llm", ".llm td"],
   ["agents", "#agents", ".agents"],
   ["settings-llm", "#settings/llm", ".setting"],
   ["settings-memory", "#settings/memory", ".setting"],
@@ -103,14 +103,22 @@ browserTest(
 );
 
 browserTest(
-  "Page basics in chromium: icon and manifest, the message box at the bottom, dark mode from the system",
+  "Page basics in chromium: icon and manifest, the message box at the bottom, dark mode from the system, an empty graph explained",
   async (browser, served) => {
-    await seed(served);
     const context = await browser.newContext({ viewport: VIEWPORTS.phone, colorScheme: "dark" });
     const page = await context.newPage();
     const failed: string[] = [];
     page.on("response", (r) => r.status() >= 400 && failed.push(`${r.status()} ${r.url()}`));
-    await page.goto(`${served.base}/?token=${TOKEN}`);
+    // A new home's graph is not a blank box: it says what will fill it.
+    await page.goto(`${served.base}/?token=${TOKEN}#memory`);
+    await page.locator("#graph-empty h3", { hasText: "Nothing remembered yet" }).waitFor();
+    assert.equal(await page.locator("#graph").isVisible(), false);
+    await page.screenshot({ path: `${ARTIFACTS}memory-graph-empty-dark-phone.png` });
+    await seed(served);
+    await page.locator("#graph-q").fill("nobody");
+    await page.keyboard.press("Enter");
+    await page.locator("#graph-empty", { hasText: "No entity matches" }).waitFor();
+    await page.goto(`${served.base}/#chat`);
     await page.locator(".msg.agent.done").waitFor();
     const links = {
       icon: await page.locator("link[rel=icon]").evaluate((l) => (l as { href: string }).href),

@@ -15,7 +15,7 @@ import { runMain } from "../fakes/daemon.ts";
 
 const CJK = /[\u3400-\u9fff]/;
 /** Words that read the same in both languages (names, units, placeholders only). */
-const SAME_IN_BOTH = new Set(["title", "channel_mcp", "unitMb", "pluginNamed"]);
+const SAME_IN_BOTH = new Set(["title", "channel_mcp", "unitMb", "pluginNamed", "kind_lua"]);
 /** Keys the page builds from data (`t(\`group_${g}\`)`, `tMaybe("channel_" + c)`). */
 const BUILT =
   /^(group_|channel_|state_|kind_|health_|enter(Whole|Number)|durationM|durationH|durationD)/;

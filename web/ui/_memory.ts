@@ -140,14 +140,17 @@ function GraphTab() {
   });
   const [picked, setPicked] = useState<string | undefined>();
   const [error, setError] = useState("");
+  const [searched, setSearched] = useState<string | undefined>();
   const load = (query = q) =>
     api<{ entities: Entity[]; relations: Relation[] }>(
       `/api/v1/memory/graph?q=${encodeURIComponent(query)}`,
     )
       .then((g) => {
         setGraph(g);
+        setSearched(query);
         setError("");
       }, (e) => setError(messageOf(e)));
+  const empty = searched !== undefined && graph.entities.length === 0;
   useEffect(() => void load(""), []);
   useEffect(() => {
     let drawing: { destroy(): void } | undefined;
@@ -185,10 +188,18 @@ function GraphTab() {
       h("button", { type: "submit" }, t("search")),
     ),
     error && h("div", { class: "error" }, error),
+    empty && h(
+      "div",
+      { class: "empty graph-empty", id: "graph-empty" },
+      searched === ""
+        ? [h("h3", { key: "h" }, t("graphEmptyTitle")), h("p", { key: "p" }, t("graphEmpty"))]
+        : h("p", null, t("graphNoMatch")),
+    ),
     h("div", {
       id: "graph",
       ref: box,
       class: "graph",
+      hidden: empty,
       "data-nodes": graph.entities.map((e) => e.name).join("|"),
       "data-edges": graph.relations.map((r) => `${r.source}|${r.type}|${r.target}`).join(";"),
     }),

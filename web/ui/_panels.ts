@@ -3,7 +3,7 @@ import { h } from "preact";
 import { useState } from "preact/hooks";
 import { api, messageOf, send } from "./_api.ts";
 import { Markdown } from "./_markdown.ts";
-import { t } from "./_i18n.ts";
+import { t, tMaybe } from "./_i18n.ts";
 import { useLoad, value } from "./_load.ts";
 import { UsageChart, type UsageReportView } from "./_usage.ts";
 
@@ -117,7 +117,12 @@ export function LlmView() {
           "tr",
           { key: s.name, class: s.state },
           h("td", null, s.name, h("small", null, ` ${s.adapter} · ${s.model}`)),
-          h("td", null, s.state, s.lastError && h("div", { class: "error" }, s.lastError)),
+          h(
+            "td",
+            null,
+            tMaybe(`health_${s.state}`, s.state),
+            s.lastError && h("div", { class: "error" }, s.lastError),
+          ),
           h("td", null, s.calls),
           h("td", null, s.failures),
         )

@@ -2,7 +2,7 @@
 import { h } from "preact";
 import { useState } from "preact/hooks";
 import { api, messageOf, send } from "./_api.ts";
-import { t } from "./_i18n.ts";
+import { t, tMaybe } from "./_i18n.ts";
 import { useLoad } from "./_load.ts";
 import { TerminalsView } from "./_terminals.ts";
 import { ChangesView, CmdHistoryView, TimersView } from "./_work.ts";
@@ -13,6 +13,8 @@ interface Plugin {
   version?: string;
   state: string;
   error?: string;
+  /** Crashes in the last 5 minutes. */
+  crashes?: number;
   tools?: string[];
   settings?: { key: string; value: unknown }[];
 }
@@ -93,10 +95,17 @@ export function PluginsView() {
             "td",
             null,
             p.name,
-            h("small", null, ` ${p.kind ?? ""} ${p.version ?? ""}`),
+            h("small", null, ` ${tMaybe(`kind_${p.kind}`, p.kind ?? "")} ${p.version ?? ""}`),
             h(PluginDetails, { p }),
           ),
-          h("td", null, p.state, p.error && h("div", { class: "error" }, p.error)),
+          h(
+            "td",
+            null,
+            h("span", { class: `tag state-${p.state}` }, tMaybe(`state_${p.state}`, p.state)),
+            (p.crashes ?? 0) > 0 &&
+              h("div", { class: "error" }, t("crashesRecently", { n: p.crashes ?? 0 })),
+            p.error && h("div", { class: "error" }, p.error),
+          ),
           h(
             "td",
             { class: "actions" },
@@ -107,7 +116,8 @@ export function PluginsView() {
               : h("button", {
                 onClick: () => act(send("POST", `/api/v1/plugins/${p.name}/disable`)),
               }, t("disable")),
-            h(
+            // A built-in is part of the program: it has no process to swap.
+            p.kind !== "builtin" && h(
               "button",
               { onClick: () => act(send("POST", `/api/v1/plugins/${p.name}/reload`)) },
               t("reload"),
