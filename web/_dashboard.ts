@@ -39,6 +39,8 @@ const KnowledgeBody = z.object({
   content: z.string().min(1).max(500_000),
 });
 
+const KnowledgeEdit = z.object({ content: z.string().min(1).max(500_000) });
+
 /** The type the settings page edits a key as, from its default. */
 export function settingType(entry: ConfigEntry): "boolean" | "number" | "string" | "json" {
   const t = typeof entry.default;
@@ -164,6 +166,14 @@ export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void
     const entry = await knowledge().get(name);
     if (!entry) throw new HttpError(404, "not_found", `No knowledge entry "${name}"`);
     return c.json({ entry });
+  });
+  app.put("/api/v1/knowledge/:name{.+}", async (c) => {
+    const name = c.req.param("name");
+    checkNamePath("knowledge", name);
+    const { content } = await parseBody(c, KnowledgeEdit);
+    const port = knowledge();
+    if (!port.update) throw notWired("knowledge editing");
+    return c.json({ entry: await port.update(name, content) });
   });
   app.post("/api/v1/knowledge", async (c) => {
     const body = await parseBody(c, KnowledgeBody);

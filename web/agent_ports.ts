@@ -104,6 +104,10 @@ export function knowledgeBasePort(kb: KnowledgeBase): KnowledgePort {
       const entry = await kb.create(name, content);
       return { name: entry.name, title: entry.title, updatedAt: entry.updatedAt, content };
     },
+    async update(name, content) {
+      const entry = await kb.create(name, content, { overwrite: true });
+      return { name: entry.name, title: entry.title, updatedAt: entry.updatedAt, content };
+    },
   };
 }
 

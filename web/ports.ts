@@ -129,6 +129,8 @@ export interface KnowledgePort {
   /** Undefined when there is no such entry. */
   get(name: string): Promise<KnowledgeEntry | undefined>;
   create(name: string, content: string): Promise<KnowledgeEntry>;
+  /** Replace an entry's content (creating it when missing). */
+  update?(name: string, content: string): Promise<KnowledgeEntry>;
 }
 
 /** A plugin as the dashboard shows it. */

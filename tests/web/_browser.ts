@@ -86,6 +86,10 @@ function memoryKnowledge(): KnowledgePort {
       entries.set(name, content);
       return Promise.resolve(entry(name));
     },
+    update(name, content) {
+      entries.set(name, content);
+      return Promise.resolve(entry(name));
+    },
   };
 }
 

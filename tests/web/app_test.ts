@@ -322,4 +322,18 @@ Deno.test("knowledgeBasePort serves the core KnowledgeBase with path names", asy
     assert.equal(refused.status, 400, bad);
     assert.equal((await refused.json()).error.code, "bad_name");
   }
+  // PUT replaces an entry's text (the page's editor), and refuses names as GET does.
+  const edited = await app.request("/api/v1/knowledge/recipes/tea", {
+    method: "PUT",
+    ...json({ content: "# Green tea\n75 °C, two minutes." }),
+  });
+  assert.equal(edited.status, 200);
+  assert.equal((await edited.json()).entry.title, "Green tea");
+  assert.equal(files.get("recipes/tea"), "# Green tea\n75 °C, two minutes.");
+  const sneaky = await app.request("/api/v1/knowledge/recipes%2F..%2Fx", {
+    method: "PUT",
+    ...json({ content: "x" }),
+  });
+  assert.equal(sneaky.status, 400);
+  await sneaky.body?.cancel();
 });

@@ -118,6 +118,19 @@ browserTest(
     await page.locator("#graph-q").fill("nobody");
     await page.keyboard.press("Enter");
     await page.locator("#graph-empty", { hasText: "No entity matches" }).waitFor();
+    // A knowledge entry edits with its preview beside it, and the edit is saved.
+    await page.goto(`${served.base}/#knowledge`);
+    await page.locator(".tree button", { hasText: "tea" }).click();
+    await page.locator("#knowledge-edit").click();
+    await page.locator("#knowledge-text").fill("# Green tea\n\n75 °C, **three** minutes.");
+    await page.locator(".entry .editor .preview strong", { hasText: "three" }).waitFor();
+    await page.locator(".entry .editor button[type=submit]").click();
+    await page.locator(".entry .markdown strong", { hasText: "three" }).waitFor();
+    assert.equal(
+      (await (await page.request.get(`${served.base}/api/v1/knowledge/recipes/tea`)).json()).entry
+        .content,
+      "# Green tea\n\n75 °C, **three** minutes.",
+    );
     await page.goto(`${served.base}/#chat`);
     await page.locator(".msg.agent.done").waitFor();
     const links = {

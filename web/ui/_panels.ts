@@ -1,77 +1,8 @@
-/** Knowledge base, LLM sources and residents. */
+/** LLM sources and residents. */
 import { h } from "preact";
-import { useState } from "preact/hooks";
-import { api, messageOf, send } from "./_api.ts";
-import { Markdown } from "./_markdown.ts";
 import { t, tMaybe } from "./_i18n.ts";
-import { useLoad, value } from "./_load.ts";
+import { useLoad } from "./_load.ts";
 import { UsageChart, type UsageReportView } from "./_usage.ts";
-
-interface KnowledgeEntry {
-  name: string;
-  title?: string;
-  content?: string;
-}
-
-/** Knowledge base: list, view, create. */
-export function KnowledgeView() {
-  const [data, error, reload] = useLoad<{ entries: KnowledgeEntry[] }>("/api/v1/knowledge");
-  const [open, setOpen] = useState<KnowledgeEntry | undefined>();
-  const [name, setName] = useState("");
-  const [content, setContent] = useState("");
-  const [problem, setProblem] = useState("");
-  const view = (n: string) =>
-    api<{ entry: KnowledgeEntry }>(`/api/v1/knowledge/${encodeURIComponent(n)}`).then(
-      (r) => setOpen(r.entry),
-      (e) => setProblem(messageOf(e)),
-    );
-  const create = (e: Event) => {
-    e.preventDefault();
-    send("POST", "/api/v1/knowledge", { name, content }).then(() => {
-      setName("");
-      setContent("");
-      setProblem("");
-      reload();
-    }, (err) => setProblem(messageOf(err)));
-  };
-  return h(
-    "section",
-    { class: "knowledge" },
-    error && h("div", { class: "error" }, error),
-    h(
-      "ul",
-      { class: "entries" },
-      (data?.entries ?? []).map((k) =>
-        h(
-          "li",
-          { key: k.name },
-          h("button", { class: "link", onClick: () => void view(k.name) }, k.title ?? k.name),
-        )
-      ),
-    ),
-    open &&
-      h(
-        "article",
-        { class: "entry" },
-        h("h3", null, open.title ?? open.name),
-        h(Markdown, { text: open.content ?? "", cls: "markdown" }),
-      ),
-    h(
-      "form",
-      { class: "stack", onSubmit: create },
-      h("h3", null, t("create")),
-      h("input", { placeholder: t("name"), value: name, onInput: (e: Event) => setName(value(e)) }),
-      h("textarea", {
-        rows: 6,
-        placeholder: t("content"),
-        value: content,
-        onInput: (e: Event) => setContent(value(e)),
-      }),
-      h("button", { type: "submit" }, t("create")),
-      problem && h("div", { class: "error" }, problem),
-    ),
-  );
-}
 
 interface Source {
   name: string;

@@ -57,6 +57,11 @@ export const VIEW_TEXT = {
     "对话中提到的事实会出现在这里：告诉助手一些关于你的事，或请它记住某个事实。",
   ],
   graphNoMatch: ["No entity matches the search.", "没有符合搜索的实体。"],
+  knowledgeName: ["Name, e.g. recipes/tea", "名称，例如 recipes/tea"],
+  knowledgeEmpty: [
+    "The knowledge base is empty. Write an entry below, or ask the agent to note something down.",
+    "知识库还是空的。在下面写一条，或请助手记下点什么。",
+  ],
   addSource: ["Add an LLM source", "添加模型来源"],
   sourceNamed: ["Source “{name}”", "来源“{name}”"],
   pluginNamed: ["{name}", "{name}"],
