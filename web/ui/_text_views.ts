@@ -62,7 +62,6 @@ export const VIEW_TEXT = {
     "The knowledge base is empty. Write an entry below, or ask the agent to note something down.",
     "知识库还是空的。在下面写一条，或请助手记下点什么。",
   ],
-  addSource: ["Add an LLM source", "添加模型来源"],
   sourceNamed: ["Source “{name}”", "来源“{name}”"],
   pluginNamed: ["{name}", "{name}"],
 } as const satisfies Record<string, readonly [string, string]>;
