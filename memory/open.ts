@@ -3,6 +3,7 @@
  * and the relevance context over them, plus what the kernel takes from them (recall for the
  * prompt and the document tools). main.ts and the evaluation both build memory this way.
  */
+import { join } from "node:path";
 import type {
   Clock,
   ConfigRegistry,
@@ -179,6 +180,11 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     textLog: upkeep.textLog,
     knowledge: upkeep.knowledge,
     heartbeatState: () => upkeep.saveHeartbeatState(),
+    homeFiles: {
+      root: paths.root,
+      logs: paths.logs,
+      skip: [paths.agentfs, paths.media, join(paths.memory, "models"), paths.plugins],
+    },
     clock,
     logger: logger.child({ component: "forget" }),
   });

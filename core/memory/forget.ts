@@ -30,6 +30,10 @@ export interface ForgetReport {
   documents: { redacted: number; removed: number };
   context: { events: number };
   textLog: { files: number; lines: number };
+  /** The daemon's log (logs/homeagent.log and its rotated files): files rewritten, lines changed. */
+  logs: { files: number; lines: number };
+  /** Copies set aside as corrupt (`*.corrupt-*`) that held the name: deleted (paths in the home). */
+  removedCopies: string[];
   /** Knowledge entries that mention the name: the owner's own writing, reported, not changed. */
   knowledge: string[];
   /** Whether every database was vacuumed and its write-ahead log emptied. */
@@ -74,14 +78,18 @@ export function formatForgetReport(r: ForgetReport): string {
     `${r.documents.redacted} documents redacted (${r.documents.removed} removed as duplicates)`,
     `${r.context.events} context events`,
     `${r.textLog.lines} text-log lines in ${r.textLog.files} files`,
+    `${r.logs.lines} daemon-log lines in ${r.logs.files} files`,
   ];
+  const copies = r.removedCopies.length === 0
+    ? ""
+    : ` Copies set aside as corrupt that held it were deleted: ${r.removedCopies.join(", ")}.`;
   const knowledge = r.knowledge.length === 0
     ? ""
     : ` Knowledge entries that still mention it (the owner's own notes, left as written): ${
       r.knowledge.join(", ")
     }.`;
   return `Forgot "${r.name}" everywhere: ${parts.join("; ")}. It will not be stored again.` +
-    knowledge;
+    copies + knowledge;
 }
 
 /** `memory_purge` through `forgetter`: the model's way to honour "forget X". */
@@ -89,8 +97,8 @@ export function forgetTool(forgetter: MemoryForgetter): RegisteredTool {
   return defineTool({
     name: "memory_purge",
     description: "Forget a name completely when the owner asks: its entity and every fact " +
-      "touching it, and the name in documents, the working context and the conversation " +
-      "log; it is never stored again. Irreversible.",
+      "touching it, and the name in documents, the working context, the conversation " +
+      "log and the daemon's log; it is never stored again. Irreversible.",
     input: z.object({ name: z.string().min(1).max(MAX_FORGET_NAME) }),
     handler: async ({ name }) => {
       let checked: string;

@@ -19,6 +19,7 @@ import type { DocStore } from "../docs/store.ts";
 import type { GraphDB } from "../graph/db.ts";
 import type { KnowledgeStore } from "../knowledge/base.ts";
 import type { TextLog } from "../log/text_log.ts";
+import { type HomeFilesOptions, sweepHomeFiles } from "./home_files.ts";
 
 /** The tiers a forget sweeps. */
 export interface ForgetParts {
@@ -29,6 +30,8 @@ export interface ForgetParts {
   knowledge: Pick<KnowledgeStore, "list" | "read">;
   /** Writes the heartbeat state again without forgotten names (merge pairs, errors). */
   heartbeatState(): Promise<void>;
+  /** The daemon's log and the corrupt copies of the home (home_files.ts); absent: not swept. */
+  homeFiles?: HomeFilesOptions;
   clock: { now(): number };
   logger: Logger;
 }
@@ -53,6 +56,9 @@ async function forgetOnce(parts: ForgetParts, name: string): Promise<ForgetRepor
   const events = await parts.context.redact(redactor);
   const textLog = await parts.textLog.redact(redactor);
   await parts.heartbeatState();
+  const files = parts.homeFiles
+    ? await sweepHomeFiles(parts.homeFiles, redactor, graph.forgotten)
+    : { logs: { files: 0, lines: 0 }, removedCopies: [] };
   const knowledge = await knowledgeMentions(parts.knowledge, redactor);
   const report: ForgetReport = {
     name,
@@ -61,11 +67,16 @@ async function forgetOnce(parts: ForgetParts, name: string): Promise<ForgetRepor
     documents,
     context: { events },
     textLog,
+    ...files,
     knowledge,
     checkpointed: !graph.checkpoint.busy && !docsCheckpoint.busy,
   };
-  const { name: _, knowledge: entries, ...counts } = report;
-  parts.logger.info("Forgot a name in every tier", { ...counts, knowledge: entries.length });
+  const { name: _, knowledge: entries, removedCopies, ...counts } = report;
+  parts.logger.info("Forgot a name in every tier", {
+    ...counts,
+    knowledge: entries.length,
+    removedCopies: removedCopies.length,
+  });
   if (!report.checkpointed) {
     parts.logger.warn(
       "A reader kept a database's write-ahead log; it empties at its next checkpoint",

@@ -61,14 +61,14 @@ export function forgetName(
   g: GraphSql,
   forgotten: ForgottenNames,
   name: string,
-): { names: number; next: ForgottenNames; sweep: GraphSweep } {
+): { names: string[]; next: ForgottenNames; sweep: GraphSweep } {
   const id = g.entityId(name);
   const entity = id === undefined ? undefined : g.entity(id);
   const names = [name, ...(entity ? [entity.name, ...entity.aliases ?? []] : [])];
   const unique = [...new Map(names.map((n) => [foldName(n), n])).values()];
   const next = forgotten.copy();
   addTombstones(g, next, unique);
-  return { names: unique.length, next, sweep: sweepGraph(g, next) };
+  return { names: unique, next, sweep: sweepGraph(g, next) };
 }
 
 /** What the graph sweep erased. */

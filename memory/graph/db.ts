@@ -91,6 +91,8 @@ export interface GraphStats {
 export interface GraphForgetResult {
   /** Names tombstoned: the one asked for, and its entity's name and aliases. */
   names: number;
+  /** The same names in plain text, for the rest of the sweep (held in memory only). */
+  forgotten: string[];
   entities: number;
   relations: number;
   /** Sentences redacted or removed. */
@@ -170,7 +172,8 @@ export class GraphDB implements GraphStore {
       this.#forgotten.merge(next);
       for (const gone of sweep.entities) this.#vectors?.delete(gone);
       return {
-        names,
+        names: names.length,
+        forgotten: names,
         entities: sweep.entities.length,
         relations: sweep.relations,
         sentences: sweep.sentences,

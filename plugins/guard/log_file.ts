@@ -56,6 +56,7 @@ const encoder = new TextEncoder();
 export class RotatingLog implements Disposable {
   #o: RotatingLogOptions;
   #file: Deno.FsFile | undefined;
+  #ino: number | null = null;
   #size = 0;
   #failing = false;
 
@@ -68,6 +69,11 @@ export class RotatingLog implements Disposable {
   write(line: string): void {
     const bytes = encoder.encode(`${line}\n`);
     try {
+      if (this.#file && this.#replaced()) {
+        // `memory forget` rewrote the file (tmp + rename): go on in the new one.
+        this.#file.close();
+        this.#file = undefined;
+      }
       if (this.#file && this.#size > 0 && this.#size + bytes.length > this.#o.maxBytes) {
         this.#rotate();
       }
@@ -93,8 +99,21 @@ export class RotatingLog implements Disposable {
 
   #open(): Deno.FsFile {
     const file = Deno.openSync(this.#o.path, { append: true, create: true, mode: 0o600 });
-    this.#size = file.statSync().size;
+    const stat = file.statSync();
+    this.#size = stat.size;
+    this.#ino = stat.ino;
     return file;
+  }
+
+  /** Whether the path now names another file than the one open (no inodes: never). */
+  #replaced(): boolean {
+    if (this.#ino === null) return false;
+    try {
+      return Deno.statSync(this.#o.path).ino !== this.#ino;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return true;
+      throw error;
+    }
   }
 
   #rotate(): void {

@@ -17,6 +17,8 @@ function report(name: string): ForgetReport {
     documents: { redacted: 1, removed: 0 },
     context: { events: 2 },
     textLog: { files: 1, lines: 3 },
+    logs: { files: 1, lines: 1 },
+    removedCopies: [],
     knowledge: [],
     checkpointed: true,
   };
