@@ -125,7 +125,7 @@ async function main(args: string[]): Promise<number> {
     case "serve":
       return await serve(home, values);
     case "chat":
-      return await chatCommand(daemon, rest.join(" "));
+      return await chatCommand(daemon, rest.join(" "), { images: values.image });
     case "stop":
       return await stopCommand(daemon, stdout);
     case "status":

@@ -15,6 +15,7 @@ import { PluginError } from "./errors.ts";
 import type { z } from "zod";
 import type { OwnerAnswer, OwnerQuestion, OwnerQuestionRequest } from "./kernel/questions.ts";
 import type { PluginRoute } from "./kernel/routes.ts";
+import { MediaError, type MediaLimits, type MediaRef } from "./memory/media.ts";
 
 /** A plugin: started with its SDK, stopped on shutdown or reload. */
 export interface Plugin {
@@ -97,6 +98,14 @@ export interface PluginSDK {
     request: OwnerQuestionRequest,
     options?: { signal?: AbortSignal },
   ): Promise<OwnerAnswer>;
+  /**
+   * Store an image for an input (`injectInput(text, { media: [ref] })`). The bytes decide the
+   * type; rejects with MediaError when media memory is off or the image is refused (size,
+   * type, pixels).
+   */
+  storeMedia(bytes: Uint8Array, options?: { declaredMime?: string }): Promise<MediaRef>;
+  /** The bounds storeMedia holds images to; undefined when the daemon keeps no media. */
+  readonly mediaLimits?: MediaLimits;
   /** Offer a JSON route at `/api/v1/plugins/<plugin>/<path>` (docs/PLUGIN_GUIDE.md). */
   registerRoute(route: PluginRoute): void;
   /**
@@ -172,6 +181,11 @@ export function createPluginSdk(
     },
     askOwner: (request, opts) => agent.questions.ask(plugin, request, opts),
     registerRoute: (route) => agent.routes.register(plugin, route),
+    storeMedia: (bytes, opts) =>
+      agent.media?.enabled ? agent.media.put(bytes, opts) : Promise.reject(
+        new MediaError("disabled", "Media memory is off (core.memory.media.enabled = false)"),
+      ),
+    mediaLimits: agent.media?.enabled ? agent.media.limits : undefined,
     questions: {
       pending: () => agent.questions.pending(),
       answer: (id, approve) => {

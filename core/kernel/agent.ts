@@ -112,6 +112,8 @@ export class Agent {
   readonly tools = new ToolRegistry();
   readonly outputs: OutputRegistry;
   readonly context: ContextWindow;
+  /** The media store inputs' images live in; absent when the daemon has none. */
+  readonly media?: MediaStore;
   /** Questions plugins put to the owner (cmd's "run this?"). */
   readonly questions: OwnerQuestions;
   /** HTTP routes plugins offer to the web page. */
@@ -130,6 +132,7 @@ export class Agent {
   constructor(options: AgentOptions) {
     this.#options = options;
     this.#outbox = options.outbox ?? new MediaOutbox();
+    this.media = options.media;
     this.events = new EventBus({ logger: options.logger });
     this.stages = new StageHost({
       clock: options.clock,

@@ -4,7 +4,7 @@
  * asking the owner, each gated by a capability declared in plugin.json. Shared by subprocess and
  * Lua plugins.
  */
-import { errorMessage, type PluginSDK } from "../../core/mod.ts";
+import { checkMediaCount, errorMessage, type MediaRef, type PluginSDK } from "../../core/mod.ts";
 import { type Capability, ErrorCode, RpcError } from "../sdk/protocol.ts";
 
 /** Kernel services a plugin may reach, wired by the composition root; absent ones answer "not available". */
@@ -159,11 +159,13 @@ async function inject(
   if (priority !== undefined && (priority < 0 || priority > 4)) {
     throw new RpcError(ErrorCode.invalidParams, `Priority ${priority} is not 0–4`);
   }
+  const media = await storeWireMedia(p.media, sdk, method);
   const opts = {
     channel,
     sender: typeof p.sender === "string" ? p.sender : undefined,
     priority: priority as 0 | 1 | 2 | 3 | 4 | undefined,
     meta: isRecord(p.meta) ? p.meta : undefined,
+    ...(media.length > 0 ? { media } : {}),
   };
   if (method === "input.interrupt") return sdk.injectInterrupt(text, opts);
   if (p.wait === true) {
@@ -188,6 +190,29 @@ function askOwner(p: Record<string, unknown>, options: RestrictedApiOptions) {
     timeoutMs: typeof p.timeoutMs === "number" ? p.timeoutMs : undefined,
     turnId: call?.turnId,
   }, { signal: call?.signal });
+}
+
+/**
+ * An input's `media` from a plugin, stored: each item base64 (a hint of its type beside it),
+ * the count bounded by the store's limit; a refusal is the plugin's invalid-params error.
+ */
+async function storeWireMedia(value: unknown, sdk: PluginSDK, method: string): Promise<MediaRef[]> {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((m) => isRecord(m) && typeof m.data === "string")) {
+    throw new RpcError(ErrorCode.invalidParams, `${method}: media must be a list of {data, mime?}`);
+  }
+  try {
+    if (sdk.mediaLimits) checkMediaCount(value.length, sdk.mediaLimits);
+    const refs: MediaRef[] = [];
+    for (const item of value as { data: string; mime?: unknown }[]) {
+      const bytes = Uint8Array.from(atob(item.data), (ch) => ch.charCodeAt(0));
+      const declaredMime = typeof item.mime === "string" ? item.mime : undefined;
+      refs.push(await sdk.storeMedia(bytes, { declaredMime }));
+    }
+    return refs;
+  } catch (error) {
+    throw new RpcError(ErrorCode.invalidParams, `${method}: ${errorMessage(error)}`);
+  }
 }
 
 function guard<T>(fn: () => T): T {

@@ -288,6 +288,11 @@ export interface WireInject {
   sender?: string;
   priority?: number;
   meta?: Record<string, unknown>;
+  /**
+   * Images that came with the input, base64 (no data: prefix). The kernel sniffs the type
+   * from the bytes (`mime` is only a hint) and refuses oversize, unknown types and too many.
+   */
+  media?: { data: string; mime?: string }[];
   /** Wait for the reply (input.inject only). */
   wait?: boolean;
 }

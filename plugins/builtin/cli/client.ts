@@ -121,8 +121,9 @@ export async function chatOnce(
   text: string,
   out: ChatPrinter,
   ask?: (question: Extract<ServerFrame, { type: "question" }>) => boolean | undefined,
+  images: readonly string[] = [],
 ): Promise<Extract<ServerFrame, { type: "reply" }>> {
-  await client.send({ type: "chat", text });
+  await client.send({ type: "chat", text, ...(images.length > 0 ? { images: [...images] } : {}) });
   let streamed = false;
   const reply = await client.expect("reply", (frame) => {
     if (frame.type === "question") {

@@ -3,6 +3,7 @@
  * and the online half of `plugin`. Output goes through the given printer, so main.ts stays the
  * only place that writes to the terminal.
  */
+import { resolve } from "node:path";
 import type { PermissionReview } from "../../host/review.ts";
 import { chatOnce, CliClient, type DaemonTarget } from "./client.ts";
 import { HomeAgentError } from "../../../core/mod.ts";
@@ -26,15 +27,23 @@ async function withClient<T>(
   }
 }
 
-/** `chat [TEXT]`: one message streamed back, or the REPL without text. Returns the exit code. */
-export function chatCommand(target: DaemonTarget, text: string): Promise<number> {
+/**
+ * `chat [TEXT] [--image FILE]…`: one message streamed back, or the REPL without text or
+ * images. Image paths are made absolute here (the daemon reads them). Returns the exit code.
+ */
+export function chatCommand(
+  target: DaemonTarget,
+  text: string,
+  options: { images?: readonly string[] } = {},
+): Promise<number> {
+  const images = (options.images ?? []).map((path) => resolve(path));
   return withClient(target, async (client) => {
-    if (text.trim() === "") return await runRepl(client, processIo());
+    if (text.trim() === "" && images.length === 0) return await runRepl(client, processIo());
     // A question during a one-shot chat is answered at the terminal, if there is one.
     const ask = Deno.stdin.isTerminal()
       ? () => /^y(es)?$/i.test((prompt("Approve? [y/N]") ?? "").trim())
       : undefined;
-    const reply = await chatOnce(client, text, processIo(), ask);
+    const reply = await chatOnce(client, text, processIo(), ask, images);
     return reply.status === "error" || reply.status === "refused" ? 1 : 0;
   });
 }

@@ -19,7 +19,15 @@ export type PluginAction = (typeof PLUGIN_ACTIONS)[number];
 
 /** A frame the client sends. */
 export const ClientFrame = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("chat"), text: z.string().min(1).max(1_000_000) }),
+  z.object({
+    type: z.literal("chat"),
+    text: z.string().max(1_000_000),
+    /** `chat --image FILE`: absolute paths of images the daemon stores with the input. */
+    images: z.array(z.string().min(1).max(4096)).max(64).optional(),
+  }).refine(
+    (f) => f.text.trim() !== "" || (f.images?.length ?? 0) > 0,
+    "chat needs text or images",
+  ),
   z.object({ type: z.literal("stop") }),
   z.object({ type: z.literal("status") }),
   /** The owner's answer to a question a plugin asked (cmd's "run this?"). */

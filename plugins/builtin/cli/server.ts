@@ -1,6 +1,7 @@
 /** The CLI channel: a built-in plugin serving the chat protocol on the home's Unix socket. */
 import { Cap, type Plugin, type PluginSDK } from "../../../core/mod.ts";
-import { errorMessage } from "../../../core/mod.ts";
+import { checkMediaCount, errorMessage, type MediaRef } from "../../../core/mod.ts";
+import { isAbsolute } from "node:path";
 import type { DaemonIndex } from "./daemon_index.ts";
 import { ClientFrame, readLines, type ServerFrame } from "./protocol.ts";
 
@@ -231,38 +232,82 @@ function handleFrame(
     case "memory":
       void memoryFrame(frame, client, options.memory);
       return;
-    case "chat": {
-      let inputId = "";
-      const offs: (() => void)[] = [];
-      const mine = (turnId: string) => turnId === inputId;
-      offs.push(sdk.subscribe("content_delta", (e) => {
-        if (mine(e.turnId)) client.send({ type: "delta", text: e.text, reset: e.reset });
-      }));
-      offs.push(sdk.subscribe("reasoning_delta", (e) => {
-        if (mine(e.turnId)) client.send({ type: "reasoning", text: e.text, reset: e.reset });
-      }));
-      offs.push(sdk.subscribe("tool_call", (e) => {
-        if (mine(e.turnId)) {
-          client.send({ type: "tool", name: e.call.name, phase: e.phase, ok: e.ok });
-        }
-      }));
-      const result = sdk.injectInput(frame.text, {
-        channel: "cli",
-        onReply: (reply) => {
-          for (const off of offs) off();
-          client.send({
-            type: "reply",
-            inputId: reply.inputId,
-            text: reply.text,
-            status: reply.status,
-          });
-        },
-      });
-      inputId = result.inputId;
-      if (result.accepted) client.send({ type: "accepted", inputId });
+    case "chat":
+      void chatFrame(frame, client, sdk);
       return;
-    }
   }
+}
+
+/** A chat frame: its images stored first (a refusal is an error frame), then the input. */
+async function chatFrame(
+  frame: Extract<ClientFrame, { type: "chat" }>,
+  client: Connection,
+  sdk: PluginSDK,
+): Promise<void> {
+  let media: MediaRef[];
+  try {
+    media = await readImages(frame.images ?? [], sdk);
+  } catch (error) {
+    client.send({ type: "error", message: errorMessage(error) });
+    return;
+  }
+  let inputId = "";
+  const offs: (() => void)[] = [];
+  const mine = (turnId: string) => turnId === inputId;
+  offs.push(sdk.subscribe("content_delta", (e) => {
+    if (mine(e.turnId)) client.send({ type: "delta", text: e.text, reset: e.reset });
+  }));
+  offs.push(sdk.subscribe("reasoning_delta", (e) => {
+    if (mine(e.turnId)) client.send({ type: "reasoning", text: e.text, reset: e.reset });
+  }));
+  offs.push(sdk.subscribe("tool_call", (e) => {
+    if (mine(e.turnId)) {
+      client.send({ type: "tool", name: e.call.name, phase: e.phase, ok: e.ok });
+    }
+  }));
+  const result = sdk.injectInput(frame.text, {
+    channel: "cli",
+    ...(media.length > 0 ? { media } : {}),
+    onReply: (reply) => {
+      for (const off of offs) off();
+      client.send({
+        type: "reply",
+        inputId: reply.inputId,
+        text: reply.text,
+        status: reply.status,
+      });
+    },
+  });
+  inputId = result.inputId;
+  if (result.accepted) client.send({ type: "accepted", inputId });
+}
+
+/**
+ * The owner's image files, read by the daemon (the socket is the owner's alone) and stored:
+ * each must be an absolute path to a regular file within the media size limit.
+ */
+async function readImages(paths: readonly string[], sdk: PluginSDK): Promise<MediaRef[]> {
+  if (paths.length === 0) return [];
+  const limits = sdk.mediaLimits;
+  if (!limits) {
+    throw new Error("Images are not kept: media memory is off (core.memory.media.enabled)");
+  }
+  checkMediaCount(paths.length, limits);
+  const refs: MediaRef[] = [];
+  for (const path of paths) {
+    if (!isAbsolute(path)) throw new Error(`Cannot read image "${path}": the path is not absolute`);
+    const info = await Deno.stat(path).catch((error) => {
+      throw new Error(`Cannot read image "${path}": ${errorMessage(error)}`);
+    });
+    if (!info.isFile) throw new Error(`Cannot read image "${path}": not a file`);
+    if (info.size > limits.maxBytes) {
+      throw new Error(
+        `Refused image "${path}": ${info.size} bytes, more than the ${limits.maxBytes} allowed`,
+      );
+    }
+    refs.push(await sdk.storeMedia(await Deno.readFile(path)));
+  }
+  return refs;
 }
 
 async function pluginFrame(

@@ -14,6 +14,7 @@ export const CLI_OPTIONS = {
   questions: { type: "string" },
   k: { type: "string" },
   "run-out": { type: "string" },
+  image: { type: "string", multiple: true },
   from: { type: "string" },
   yes: { type: "boolean", short: "y" },
   user: { type: "boolean" },
@@ -33,7 +34,8 @@ export function cliUsage(cli: string, modelUsage: string): string {
 
 Commands:
   serve [--host H] [--port P]   run the daemon (default 127.0.0.1:7800)
-  chat [TEXT]                   talk to the running daemon; a REPL without TEXT
+  chat [TEXT] [--image FILE]    talk to the running daemon; a REPL without TEXT
+                                (--image, repeatable: send a photo with the message)
   stop                          stop the current turn
   status                        JSON status of the running daemon
   mcp                           an MCP server on stdio, served by the running daemon

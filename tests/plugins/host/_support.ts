@@ -16,6 +16,7 @@ import {
   registerPluginDefaults,
 } from "../../../plugins/mod.ts";
 import { createTestKernel, type TestKernel, type TestSource } from "../../fakes/kernel.ts";
+import type { MediaStore } from "../../../core/mod.ts";
 
 /** Folder of the example plugins. */
 export const FIXTURES = new URL("../../fixtures/plugins/", import.meta.url).pathname;
@@ -68,9 +69,14 @@ export async function createHarness(
     clock?: Clock;
     load?: boolean;
     sources?: TestSource[];
+    media?: MediaStore;
   } = {},
 ): Promise<PluginHarness> {
-  const kernel = createTestKernel({ clock: options.clock, sources: options.sources });
+  const kernel = createTestKernel({
+    clock: options.clock,
+    sources: options.sources,
+    media: options.media,
+  });
   registerPluginDefaults(kernel.config.registry);
   const pluginsDir = await Deno.makeTempDir({ prefix: "homeagent_plugins_" });
   for (const name of fixtures) await copyFixture(pluginsDir, name);

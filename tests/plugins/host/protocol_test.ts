@@ -2,6 +2,9 @@
 import assert from "node:assert/strict";
 import { ErrorCode } from "../../../plugins/sdk/protocol.ts";
 import { createHarness, stageContext as context, waitFor } from "./_support.ts";
+import { openTestMedia } from "../../fakes/media.ts";
+import { RED, solidPng } from "../../fixtures/media.ts";
+import { toBase64 } from "../../../core/mod.ts";
 
 async function kernelCall(
   h: Awaited<ReturnType<typeof createHarness>>,
@@ -136,5 +139,38 @@ Deno.test("Protocol: input.inject and input.interrupt enter the kernel; L4 is cl
   assert.equal(other.error?.code, ErrorCode.invalidParams);
   const queued = await kernelCall(h, "input.inject", { text: "hello" });
   assert.equal(queued.result?.accepted, true);
+  await agent.whenIdle();
+});
+
+Deno.test("Protocol: input.inject carries media, stored by its sniffed type; refusals are invalid params", async () => {
+  await using media = await openTestMedia();
+  await using h = await createHarness(["echo"], { media: media.tier });
+  const agent = h.kernel.agent;
+  const seen: unknown[] = [];
+  const original = agent.injectInput.bind(agent);
+  agent.injectInput = (source, text, options = {}) => {
+    seen.push(options.media);
+    return original(source, text, options);
+  };
+  const png = solidPng(RED);
+  const ok = await kernelCall(h, "input.inject", {
+    text: "a photo",
+    media: [{ data: toBase64(png), mime: "image/gif" }],
+  });
+  assert.equal(ok.result?.accepted, true);
+  const [refs] = seen as { digest: string; mime: string }[][];
+  assert.equal(refs?.[0]?.mime, "image/png");
+  assert.equal(media.tier.status().blocks, 1);
+  const svg = await kernelCall(h, "input.inject", {
+    text: "x",
+    media: [{ data: btoa("<svg xmlns='http://www.w3.org/2000/svg'/>") }],
+  });
+  assert.equal(svg.error?.code, ErrorCode.invalidParams);
+  assert.match(svg.error?.message ?? "", /not a PNG, JPEG, GIF or WebP/);
+  const many = await kernelCall(h, "input.inject", {
+    text: "x",
+    media: Array.from({ length: 9 }, () => ({ data: toBase64(png) })),
+  });
+  assert.match(many.error?.message ?? "", /at most 8/);
   await agent.whenIdle();
 });
