@@ -1,4 +1,5 @@
 /** One message of the conversation: who, where from, when, and the reply with its folds. */
+import { Thumbs } from "./_attach.ts";
 import { h } from "preact";
 import type { Message } from "./_chat_store.ts";
 import { Markdown } from "./_markdown.ts";
@@ -75,7 +76,8 @@ export function Bubble({ m }: { m: Message }) {
       "div",
       { class: `msg ${m.role}`, "data-turn": m.turnId },
       meta(m),
-      h("div", { class: "text plain" }, m.text),
+      h(Thumbs, { digests: m.images ?? [] }),
+      m.text !== "" && h("div", { class: "text plain" }, m.text),
     );
   }
   const failed = m.status === "error" || m.status === "refused";
@@ -93,6 +95,7 @@ export function Bubble({ m }: { m: Message }) {
     phase &&
       h("div", { class: "phase" }, h("span", { class: "dots", "aria-hidden": "true" }), phase),
     (m.text !== "" || m.done) && h(Markdown, { text: m.text, cls: "text" }),
+    h(Thumbs, { digests: m.images ?? [] }),
     status && h("div", { class: "status" }, t(status)),
   );
 }

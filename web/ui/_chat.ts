@@ -21,6 +21,7 @@ import {
 import { Bubble, DayLine } from "./_bubble.ts";
 import { Questions } from "./_questions.ts";
 import { dayOf, t } from "./_i18n.ts";
+import { AttachBar, onDrop, onPaste, pending, takePending } from "./_attach.ts";
 
 function Log({ list }: { list: Message[] }) {
   let day = "";
@@ -66,10 +67,10 @@ function Composer() {
     e.preventDefault();
     const el = input.current!;
     const text = el.value.trim();
-    if (text === "") return;
+    if (text === "" && pending.value.length === 0) return;
     el.value = "";
     el.style.height = "";
-    void submit(text);
+    void submit(text, takePending().map((a) => a.digest));
   };
   const grow = () => {
     const el = input.current!;
@@ -78,7 +79,14 @@ function Composer() {
   };
   return h(
     "form",
-    { id: "chat", class: "composer", onSubmit: go },
+    {
+      id: "chat",
+      class: "composer",
+      onSubmit: go,
+      onDrop,
+      onDragOver: (e: DragEvent) => e.preventDefault(),
+    },
+    h(AttachBar, null),
     h("label", { for: "text", class: "sr-only" }, t("placeholder")),
     h("textarea", {
       id: "text",
@@ -87,6 +95,7 @@ function Composer() {
       placeholder: t("placeholder"),
       enterkeyhint: "send",
       onInput: grow,
+      onPaste,
       onKeyDown: (e: KeyboardEvent) => {
         if (e.key === "Enter" && !e.shiftKey && !e.isComposing) go(e);
       },

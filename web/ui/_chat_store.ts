@@ -29,6 +29,8 @@ export interface Message {
   status?: string;
   done: boolean;
   at: number;
+  /** Digests of the images it carries (sent with it, or attached to the reply). */
+  images?: string[];
 }
 
 /** A turn as GET /api/v1/chat/history returns it. */
@@ -218,6 +220,7 @@ function applyToTurn(type: string, event: Record<string, unknown>, m: Message): 
       // A stopped reply keeps what had streamed so far; the status line says it stopped.
       if (event.status !== "stopped" || m.text === "") m.text = event.text as string;
       m.status = event.status as string;
+      m.images = ((event.media ?? []) as { digest: string }[]).map((r) => r.digest);
       m.done = true;
       m.stage = undefined;
       m.at = Date.now();
@@ -242,12 +245,16 @@ export function apply(type: string, event: Record<string, unknown>): void {
   if (early.size > 50) early.delete(early.keys().next().value!);
 }
 
-/** Send `text` from this page; the bubble shows at once, the reply streams into the next. */
-export async function submit(text: string): Promise<void> {
-  const local = blank("user", { text });
+/**
+ * Send `text` (and the digests of images uploaded for it) from this page; the bubble shows at
+ * once, the reply streams into the next.
+ */
+export async function submit(text: string, images: string[] = []): Promise<void> {
+  const local = { ...blank("user", { text }), images };
   messages.value = [...messages.value, local];
   try {
-    const { turnId } = await send<{ turnId: string }>("POST", "/api/v1/chat", { text });
+    const body = images.length > 0 ? { text, media: images } : { text };
+    const { turnId } = await send<{ turnId: string }>("POST", "/api/v1/chat", body);
     const index = messages.value.findIndex((m) => m.key === local.key);
     if (index >= 0 && messages.value[index]!.turnId === undefined) {
       replace(index, (m) => m.turnId = turnId);

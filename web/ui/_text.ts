@@ -16,6 +16,9 @@ export const TEXT = {
   send: ["Send", "发送"],
   stop: ["Stop", "停止"],
   placeholder: ["Say something…", "说点什么…"],
+  attach: ["Attach images (or paste or drop them)", "添加图片（也可粘贴或拖入）"],
+  image: ["image", "图片"],
+  imageButton: ["+ Image", "+ 图片"],
   loginTitle: ["Log in", "登录"],
   loginHint: [
     "Paste the access token that `homeagent serve` printed.",
