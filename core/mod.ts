@@ -103,6 +103,7 @@ export {
 export {
   checkDigest,
   checkMediaCount,
+  DIGEST_PATTERN,
   type MediaBlock,
   MediaError,
   type MediaHit,

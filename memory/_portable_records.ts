@@ -2,7 +2,7 @@
  * The lines of a memory export (JSON Lines, one record a line after a header), checked with
  * zod on import. Version 2 carries every tier exactly — entities, facts (closed and deleted
  * ones too), documents with their counters, the context window, knowledge entries and the
- * tombstones of forgotten names; version 1 files (documents and facts only) still import.
+ * tombstones of forgotten names, and media blocks with their bytes; version 1 files (documents and facts only) still import.
  */
 import { z } from "zod";
 
@@ -99,6 +99,17 @@ export const TombstoneLine = z.object({
   created_at: z.number(),
 });
 
+/** A media block with its bytes in base64, beside the sentences and turns it came with. */
+export const MediaLine = z.object({
+  type: z.literal("media"),
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
+  mime: z.string(),
+  created_at: z.number(),
+  sentences: Strings.default([]),
+  turn_ids: Strings.default([]),
+  data: z.string(),
+});
+
 /** Any record line. */
 export const Line = z.discriminatedUnion("type", [
   EntityLine,
@@ -108,6 +119,7 @@ export const Line = z.discriminatedUnion("type", [
   KnowledgeLine,
   TombstoneKeyLine,
   TombstoneLine,
+  MediaLine,
 ]);
 
 /** A parsed record line. */

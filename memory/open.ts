@@ -173,7 +173,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     logger,
     failure: paired.failure,
   });
-  const forget = createForgetter({
+  const forgetter = createForgetter({
     graph: graph.graph,
     documents,
     context,
@@ -188,6 +188,14 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     clock,
     logger: logger.child({ component: "forget" }),
   });
+  // Forgetting may take media blocks with the sentences it erases; their blobs go right after.
+  const forget: typeof forgetter = {
+    async forget(name) {
+      const report = await forgetter.forget(name);
+      await media.tier.sweep();
+      return report;
+    },
+  };
   const tools = [
     ...documentTools(documents, context),
     ...graph.tools({ forget }),
@@ -246,7 +254,10 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     tools: () => tools,
     forget,
     importFile: (path) =>
-      importMemory({ documents, graph: graph.graph, context, knowledge: upkeep.knowledge }, path),
+      importMemory(
+        { documents, graph: graph.graph, context, knowledge: upkeep.knowledge, media: media.tier },
+        path,
+      ),
     stats: () => ({
       contextEvents: context.size(),
       documents: documents.size(),

@@ -8,6 +8,8 @@ import { join } from "node:path";
 import type { ContextEvent, KnowledgeBase, MemoryDocument, Triple } from "../core/mod.ts";
 import type { DocStore } from "./docs/store.ts";
 import type { GraphDB } from "./graph/db.ts";
+import type { MediaTier } from "./media/store.ts";
+import { exportMedia, importMedia, verifyMedia } from "./_portable_media.ts";
 import {
   FORMAT,
   type LineOf,
@@ -28,6 +30,8 @@ export interface PortableStores {
     commit?(): Promise<void>;
   };
   knowledge?: Pick<KnowledgeBase, "list" | "read" | "create">;
+  /** Images as blocks; exported with their bytes (streamed, never held in the snapshot). */
+  media?: MediaTier;
 }
 
 /** What an export wrote, tier by tier. */
@@ -38,6 +42,8 @@ export interface PortableCounts {
   context: number;
   knowledge: number;
   tombstones: number;
+  /** Media blocks (present when the media tier took part). */
+  media?: number;
 }
 
 /** Everything an export holds, read from the stores (for the JSON lines and the Markdown). */
@@ -67,11 +73,15 @@ export async function snapshotMemory(stores: PortableStores): Promise<MemorySnap
 
 /** Write every tier to `path` (replacing it) as version 2 JSON lines; returns the counts. */
 export async function exportMemory(stores: PortableStores, path: string): Promise<PortableCounts> {
-  return await writeExport(await snapshotMemory(stores), path);
+  return await writeExport(await snapshotMemory(stores), path, stores.media);
 }
 
-/** Write `snapshot` to `path` as version 2 JSON lines. */
-export async function writeExport(snapshot: MemorySnapshot, path: string): Promise<PortableCounts> {
+/** Write `snapshot` (and the blocks of `media`, when given) to `path` as version 2 JSON lines. */
+export async function writeExport(
+  snapshot: MemorySnapshot,
+  path: string,
+  media?: MediaTier,
+): Promise<PortableCounts> {
   const { graph } = snapshot;
   const lines = [
     { type: FORMAT, version: 2, exported_at: new Date().toISOString() },
@@ -86,12 +96,16 @@ export async function writeExport(snapshot: MemorySnapshot, path: string): Promi
   const file = await Deno.open(path, { write: true, create: true, truncate: true, mode: 0o600 });
   const writer = file.writable.getWriter();
   const encoder = new TextEncoder();
+  const write = (line: unknown) => writer.write(encoder.encode(JSON.stringify(line) + "\n"));
+  let blocks: number | undefined;
   try {
-    for (const line of lines) await writer.write(encoder.encode(JSON.stringify(line) + "\n"));
+    for (const line of lines) await write(line);
+    if (media) blocks = await exportMedia(media, write);
   } finally {
     await writer.close();
   }
   return {
+    ...(blocks === undefined ? {} : { media: blocks }),
     entities: graph.entities.length,
     facts: graph.facts.length,
     documents: snapshot.documents.length,
@@ -110,6 +124,7 @@ export interface ImportCounts {
   context?: number;
   knowledge?: number;
   tombstones?: number;
+  media?: number;
 }
 
 /**
@@ -172,6 +187,8 @@ function v1Triple(f: LineOf<"fact">): Triple {
 }
 
 async function importV2(stores: PortableStores, parsed: ParsedExport): Promise<ImportCounts> {
+  const mediaLines = linesOf(parsed, "media");
+  if (stores.media) await verifyMedia(mediaLines);
   const added: string[] = [];
   let skippedDocs = 0;
   for (const line of linesOf(parsed, "document")) {
@@ -192,7 +209,11 @@ async function importV2(stores: PortableStores, parsed: ParsedExport): Promise<I
   }
   const context = await importContext(stores, linesOf(parsed, "context_event"));
   const knowledge = await importKnowledge(stores, linesOf(parsed, "knowledge"));
+  const media = stores.media && mediaLines.length > 0
+    ? await importMedia(stores.media, mediaLines)
+    : undefined;
   return {
+    ...(media ? { media: media.added } : {}),
     documents: added.length,
     facts: graph.facts,
     entities: graph.entities,
@@ -205,6 +226,7 @@ async function importV2(stores: PortableStores, parsed: ParsedExport): Promise<I
       entities: graph.skipped.entities,
       context: context.skipped,
       knowledge: knowledge.skipped,
+      ...(media ? { media: media.skipped } : {}),
     },
   };
 }

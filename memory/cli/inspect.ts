@@ -27,6 +27,7 @@ import type { GraphStats } from "../graph/db.ts";
 import { exportMemory, type PortableCounts } from "../portable.ts";
 import { exportMemoryDir } from "./markdown.ts";
 import { KnowledgeStore } from "../knowledge/base.ts";
+import { openMediaTier } from "../media/open.ts";
 import { readHeartbeatStats } from "../loops/heartbeat.ts";
 import type { HeartbeatStats } from "../../core/mod.ts";
 import { join } from "node:path";
@@ -84,6 +85,14 @@ export async function openMemoryInspector(
   });
   const { embedder } = selection;
   const tier = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger });
+  const media = openMediaTier({
+    dir: paths.media,
+    graphDb: paths.graphDb,
+    config: options.config,
+    embedder,
+    clock,
+    logger,
+  });
   // An import must not bring a forgotten name back into the documents either.
   const redactor = tier.graph.forgotten;
   const documents = await DocStore.open({
@@ -139,6 +148,7 @@ export async function openMemoryInspector(
         graph: tier.graph,
         context: { events: () => events },
         knowledge: new KnowledgeStore({ dir: paths.knowledge, embedder, analyzer, logger }),
+        media: media.tier,
       };
       const events = await readContextEvents(paths.context);
       // A FILE.jsonl is the JSON lines alone; anything else is a folder with the Markdown too.
@@ -147,6 +157,7 @@ export async function openMemoryInspector(
         : await exportMemoryDir(stores, path);
     },
     async close() {
+      media.close();
       tier.close();
       documents.close();
       await embedder.close?.();

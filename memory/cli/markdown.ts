@@ -24,7 +24,7 @@ export async function exportMemoryDir(
 ): Promise<PortableCounts & { dir: string }> {
   await ensureEmpty(dir);
   const snapshot = await snapshotMemory(stores);
-  const counts = await writeExport(snapshot, join(dir, "memory.jsonl"));
+  const counts = await writeExport(snapshot, join(dir, "memory.jsonl"), stores.media);
   await writeMarkdown(snapshot, dir);
   return { dir, ...counts };
 }

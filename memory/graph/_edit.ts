@@ -128,12 +128,41 @@ function closeConflicts(g: GraphSql, entity: number): void {
   }
 }
 
-/** Erase an entity, its relations and the sentences left without a relation. */
+/**
+ * Erase an entity, its relations, the sentences left without a relation, and the media blocks
+ * only those sentences carried (their blobs are swept by the media tier). A sentence that
+ * carries media but never gave a fact is no purge's to erase.
+ */
 export function purgeEntity(g: GraphSql, name: string): { relations: number; sentences: number } {
   const id = BigInt(g.requireEntity(name));
+  const touched = JSON.stringify(
+    g.all(
+      `select distinct rs.sentence_id as id from relation_sentences rs
+       join relations r on r.id = rs.relation_id where r.source_id = ?1 or r.target_id = ?1`,
+      id,
+    ).map((r) => Number(r.id)),
+  );
   const relations = g.run("delete from relations where source_id = ?1 or target_id = ?1", id);
+  const blocks = JSON.stringify(
+    g.all(
+      `select dst_id as id from edges where src_kind = 'sentence' and dst_kind = 'block'
+       and src_id in (select value from json_each(?))`,
+      touched,
+    ).map((r) => Number(r.id)),
+  );
   const sentences = g.run(
-    "delete from sentences where id not in (select sentence_id from relation_sentences)",
+    `delete from sentences where id not in (select sentence_id from relation_sentences)
+     and (id in (select value from json_each(?))
+          or id not in (select src_id from edges where src_kind = 'sentence'))`,
+    touched,
+  );
+  g.run(
+    "delete from edges where src_kind = 'sentence' and src_id not in (select id from sentences)",
+  );
+  g.run(
+    `delete from blocks where id in (select value from json_each(?))
+     and id not in (select dst_id from edges where dst_kind = 'block')`,
+    blocks,
   );
   g.run("delete from entities where id = ?", id);
   return { relations, sentences };

@@ -102,8 +102,13 @@ export function sweepGraph(g: GraphSql, forgotten: ForgottenNames): GraphSweep {
     }
   }
   out.sentences = redactSentences(g, forgotten);
+  // A sentence that carries media but gave no fact is kept (its text is redacted above).
   out.sentences += g.run(
-    "delete from sentences where id not in (select sentence_id from relation_sentences)",
+    `delete from sentences where id not in (select sentence_id from relation_sentences)
+     and id not in (select src_id from edges where src_kind = 'sentence')`,
+  );
+  g.run(
+    "delete from edges where src_kind = 'sentence' and src_id not in (select id from sentences)",
   );
   return out;
 }

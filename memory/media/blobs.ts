@@ -6,7 +6,7 @@
  * @module
  */
 import { join } from "node:path";
-import { checkDigest, errorMessage, MediaError } from "../../core/mod.ts";
+import { checkDigest, DIGEST_PATTERN, errorMessage, MediaError } from "../../core/mod.ts";
 
 /** Lowercase hex sha256 of `bytes` (WebCrypto, off the main thread where the runtime can). */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
@@ -91,6 +91,24 @@ export class BlobFiles {
       );
     }
     return bytes;
+  }
+
+  /** Every digest with a blob on disk (temporary files are left out). */
+  async *digests(): AsyncGenerator<string> {
+    let folders: Deno.DirEntry[];
+    try {
+      folders = await Array.fromAsync(Deno.readDir(this.dir));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return;
+      throw error;
+    }
+    for (const folder of folders) {
+      if (!folder.isDirectory || !/^[0-9a-f]{2}$/.test(folder.name)) continue;
+      for await (const file of Deno.readDir(join(this.dir, folder.name))) {
+        const digest = folder.name + file.name;
+        if (file.isFile && DIGEST_PATTERN.test(digest)) yield digest;
+      }
+    }
   }
 
   /** Remove the blob of `digest`; false when there was none. */

@@ -97,6 +97,7 @@ export function openMediaTier(options: OpenMediaOptions): OpenedMedia {
     async reembed(signal) {
       if (!tier.enabled) return;
       try {
+        await tier.sweep();
         const done = await tier.reembedStale({
           signal,
           onProgress: (p) => {

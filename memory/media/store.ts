@@ -155,6 +155,22 @@ export class MediaTier implements MediaStore {
     return existed || removed;
   }
 
+  /**
+   * Remove the blobs whose block is gone (a purge erased the sentences that carried them, in
+   * graph.db's own transaction); returns how many. Content without a block is never kept.
+   */
+  async sweep(): Promise<number> {
+    let removed = 0;
+    for await (const digest of this.blobs.digests()) {
+      if (this.rows.get(digest)) continue;
+      if (await this.blobs.remove(digest)) removed++;
+    }
+    if (removed > 0) {
+      this.#o.logger.info("Removed the content of deleted media blocks", { removed });
+    }
+    return removed;
+  }
+
   status(): MediaStatus {
     const refused = this.unsupported();
     const counts = this.rows.counts(refused ? undefined : this.#o.embedder.fingerprint);

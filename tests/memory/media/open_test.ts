@@ -71,3 +71,44 @@ Deno.test("openMemory with media off stores nothing and reports it off", async (
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("memory_purge takes the media of the sentences it erases and leaves other media alone", async () => {
+  const home = await Deno.makeTempDir({ prefix: "homeagent-media-" });
+  using config = openTestRegistry();
+  registerMemoryDefaults(config.registry);
+  const memory = await openMemory({
+    paths: await ensureHome(home),
+    config: config.registry,
+    clock: config.clock,
+    logger: config.logger,
+  });
+  try {
+    const cat = await memory.media.put(solidPng(RED));
+    await memory.media.link(cat.digest, { sentence: "Mimi is my cat", turnId: "t1" });
+    await memory.graph.graph.commit([{
+      subject: "Mimi",
+      predicate: "is_a",
+      object: "cat",
+      sentence: "Mimi is my cat",
+      turnIds: ["t1"],
+    }]);
+    const sky = await memory.media.put(solidPng(BLUE));
+    await memory.media.link(sky.digest, { sentence: "look at the sky", turnId: "t2" });
+    const purge = memory.tools().find((t) => t.name === "memory_purge")!;
+    await purge.handler({ name: "Mimi" }, {
+      signal: new AbortController().signal,
+      turnId: "t3",
+      callId: "c",
+    });
+    assert.equal(await memory.media.info(cat.digest), undefined);
+    await assert.rejects(
+      Deno.stat(`${home}/memory/media/blobs/${cat.digest.slice(0, 2)}/${cat.digest.slice(2)}`),
+      Deno.errors.NotFound,
+    );
+    assert.deepEqual((await memory.media.info(sky.digest))?.sentences, ["look at the sky"]);
+    assert.deepEqual([...(await memory.media.get(sky.digest)).bytes], [...solidPng(BLUE)]);
+  } finally {
+    await memory.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});
