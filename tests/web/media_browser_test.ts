@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * The issue's end-to-end case in Debian's chromium: a photo picked in the web chat is uploaded,
  * shown as a thumbnail, sent with the message; the reply turn's request to a fake vision
@@ -57,7 +56,7 @@ Deno.test({
       await page.locator(".msg.agent.done", { hasText: "A red door." }).waitFor();
       await page.locator(".msg.user .thumb img").waitFor();
       const loaded = await page.locator(".msg.user .thumb img").evaluate((img) =>
-        (img as HTMLImageElement).naturalWidth
+        (img as unknown as { naturalWidth: number }).naturalWidth
       );
       assert.equal(loaded, 32, "the thumbnail is the stored image, served back");
       await page.screenshot({ path: `${ARTIFACTS}media-01-chat.png`, fullPage: true });
