@@ -75,6 +75,7 @@ const ROOMS: Record<string, Record<string, string[]>> = {
       "docs",
       "graph",
       "knowledge",
+      "media",
       "loops",
       "eval",
       "backup",
