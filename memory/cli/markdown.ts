@@ -2,8 +2,9 @@
  * `memory export DIR`: the memory as Markdown a person can read, beside the `memory.jsonl` that
  * `memory import` restores exactly. One file per entity with its facts and their validity
  * times (entities/), one per document with YAML front matter (documents/), knowledge entries as
- * they are (knowledge/<name>/content.md), the working window as a timeline (context.md), and a
- * README.md with the counts and an index.
+ * they are (knowledge/<name>/content.md), images beside the entities they are about
+ * (entities/<entity>.media/, the rest in media/), the working window as a timeline (context.md),
+ * and a README.md with the counts and an index.
  */
 import { join } from "node:path";
 import { HomeAgentError } from "../../core/mod.ts";
@@ -16,6 +17,7 @@ import {
   snapshotMemory,
   writeExport,
 } from "../portable.ts";
+import { writeMediaFiles } from "./_markdown_media.ts";
 
 /** Export every tier into the new or empty folder `dir`; returns the counts. */
 export async function exportMemoryDir(
@@ -25,7 +27,7 @@ export async function exportMemoryDir(
   await ensureEmpty(dir);
   const snapshot = await snapshotMemory(stores);
   const counts = await writeExport(snapshot, join(dir, "memory.jsonl"), stores.media);
-  await writeMarkdown(snapshot, dir);
+  await writeMarkdown(snapshot, dir, stores.media);
   return { dir, ...counts };
 }
 
@@ -44,15 +46,22 @@ async function ensureEmpty(dir: string): Promise<void> {
 }
 
 /** Write the Markdown side of an export of `snapshot` into `dir`. */
-export async function writeMarkdown(snapshot: MemorySnapshot, dir: string): Promise<void> {
+export async function writeMarkdown(
+  snapshot: MemorySnapshot,
+  dir: string,
+  media?: PortableStores["media"],
+): Promise<void> {
   const { stringify } = await import("yaml"); // ~2 MB resident: loaded by an export, not by serve
   const { entities, facts } = snapshot.graph;
   const files = new Map(entities.map((e) => [normalizeName(e.name), entityFile(e.name)]));
   await Deno.mkdir(join(dir, "entities"), { recursive: true });
+  const stems = new Map([...files].map(([name, file]) => [name, file.replace(/\.md$/, "")]));
+  const images = await writeMediaFiles(media, snapshot, stems, dir);
   for (const entity of entities) {
+    const norm = normalizeName(entity.name);
     await write(
-      join(dir, "entities", files.get(normalizeName(entity.name))!),
-      entityPage(entity, facts, files),
+      join(dir, "entities", files.get(norm)!),
+      entityPage(entity, facts, files) + imageList(images.get(norm) ?? []),
     );
   }
   await Deno.mkdir(join(dir, "documents"), { recursive: true });
@@ -110,6 +119,11 @@ function entityPage(e: EntityRecord, facts: FactRecord[], files: Map<string, str
     );
   }
   return lines.join("\n") + "\n";
+}
+
+function imageList(paths: string[]): string {
+  if (paths.length === 0) return "";
+  return ["", "## Images", "", ...paths.map((p) => `- ![${p}](${encodeURI(p)})`), ""].join("\n");
 }
 
 function listed(facts: FactRecord[], text: (f: FactRecord) => string): string[] {
