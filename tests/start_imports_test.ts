@@ -22,6 +22,7 @@ const ON_FIRST_USE: Record<string, string> = {
   "npm:@lydell/node-pty": "the first terminal",
   "node:crypto": "a download, a backup, a model or a forgotten name",
   "node:fs/promises": "the health check's disk probe",
+  "npm:diff": "the first changeset shown",
 };
 
 interface InfoModule {

@@ -14,7 +14,7 @@ export async function changesCommand(
 ): Promise<string> {
   if (action === "list") return formatSummaries(await tracker.list(), 100);
   if (!id) throw new HomeAgentError("usage", `changes ${action} needs a changeset id`);
-  if (action === "show") return showChangeset(await tracker.show(id));
+  if (action === "show") return await showChangeset(await tracker.show(id));
   const undo = await tracker.rollback(id);
   return `Rolled back ${id}; undo the rollback with: homeagent changes rollback ${undo.id}`;
 }

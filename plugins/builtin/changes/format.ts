@@ -1,5 +1,4 @@
 /** Changesets as text: one line each for lists, a unified diff per file for one. */
-import { createTwoFilesPatch } from "diff";
 import { type Changeset, contentBytes, type StoredContent } from "./store.ts";
 import type { ChangesetSummary } from "./tracker.ts";
 
@@ -18,8 +17,12 @@ export function formatSummaries(sets: ChangesetSummary[], limit = 20): string {
   }).join("\n");
 }
 
-/** A changeset as a unified diff per file (binary or unkept contents summarised). */
-export function showChangeset(set: Changeset): string {
+/**
+ * A changeset as a unified diff per file (binary or unkept contents summarised). diff is
+ * loaded by the first one shown, not with the daemon.
+ */
+export async function showChangeset(set: Changeset): Promise<string> {
+  const { createTwoFilesPatch } = await import("diff");
   const head = [
     `changeset ${set.id}  turn ${set.turnId}  ${new Date(set.createdAt).toISOString()}`,
     `tools: ${set.tools.join(", ")}`,

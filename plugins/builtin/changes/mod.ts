@@ -90,7 +90,7 @@ export function createChangesPlugin(options: { tracker: ChangeTracker }): Plugin
         noMemory: true,
         handler: async (args) => {
           try {
-            return capped(showChangeset(await tracker.show(String(args.id))));
+            return capped(await showChangeset(await tracker.show(String(args.id))));
           } catch (error) {
             return fail(error);
           }
@@ -125,7 +125,7 @@ export function createChangesPlugin(options: { tracker: ChangeTracker }): Plugin
         path: "sets/:id",
         handler: async ({ params }) => {
           const changeset = await tracker.show(params.id!);
-          return { changeset, diff: showChangeset(changeset) };
+          return { changeset, diff: await showChangeset(changeset) };
         },
       });
       sdk.registerRoute({
