@@ -24,7 +24,14 @@ function rssMb(): number {
 }
 
 const steps: [string, () => Promise<unknown>][] = [
-  ["core/ (with zod, @cfworker/json-schema)", () => load("../../core/mod.ts")],
+  // What core/ brings in, each apart: Deno's Node layer (every daemon needs node:sqlite), the
+  // two npm packages every module's schemas use, then core's own code.
+  ["Deno's Node layer (node:path, node:process, node:sqlite)", async () => {
+    for (const m of ["node:path", "node:process", "node:sqlite"]) await load(m);
+  }],
+  ["zod", () => load("zod")],
+  ["@cfworker/json-schema", () => load("@cfworker/json-schema")],
+  ["core/ (its own code, schemas and settings)", () => load("../../core/mod.ts")],
   ["wasm/ (hot loops)", () => load("../../wasm/mod.ts")],
   ["adapters/ (providers, Lua adapter runtime)", () => load("../../adapters/mod.ts")],
   ["memory/", () => load("../../memory/mod.ts")],
@@ -46,7 +53,12 @@ const steps: [string, () => Promise<unknown>][] = [
     await load("@modelcontextprotocol/sdk/types.js");
   }],
   ["lazy: yaml (the first SKILL.md)", () => load("yaml")],
-  ["lazy: fflate (an install or download)", () => load("fflate")],
+  ["lazy: fflate (a model archive, a plugin package, an image)", () => load("fflate")],
+  [
+    "lazy: node:crypto (a download, a backup, a model, a forgotten name)",
+    () => load("node:crypto"),
+  ],
+  ["lazy: diff (the first changeset shown)", () => load("diff")],
   ["lazy: onnxruntime-web (an ONNX model)", () => load("onnxruntime-web/wasm")],
 ];
 
