@@ -20,6 +20,7 @@ import type { GraphDB } from "../graph/db.ts";
 import type { KnowledgeStore } from "../knowledge/base.ts";
 import type { TextLog } from "../log/text_log.ts";
 import { type HomeFilesOptions, sweepHomeFiles } from "./home_files.ts";
+import { sweepRedactor } from "./hint.ts";
 
 /** The tiers a forget sweeps. */
 export interface ForgetParts {
@@ -57,7 +58,7 @@ async function forgetOnce(parts: ForgetParts, name: string): Promise<ForgetRepor
   const textLog = await parts.textLog.redact(redactor);
   await parts.heartbeatState();
   const files = parts.homeFiles
-    ? await sweepHomeFiles(parts.homeFiles, redactor, graph.forgotten)
+    ? await sweepHomeFiles(parts.homeFiles, sweepRedactor(redactor, graph.forgotten))
     : { logs: { files: 0, lines: 0 }, removedCopies: [] };
   const knowledge = await knowledgeMentions(parts.knowledge, redactor);
   const report: ForgetReport = {

@@ -4,14 +4,11 @@
  * (`<file>.corrupt-<time>`) that mention one are deleted: they were kept for the owner to look at
  * by hand and cannot be rewritten safely (a torn JSON file, a damaged SQLite database).
  *
- * The keyed-hash matcher costs seconds per megabyte, and a log may hold 60 MB, so the plain names
- * of this forget pick the lines worth matching first (a cheap substring test on folded text);
- * only those go through the redactor, which blanks every forgotten name in them.
+ * A log may hold 60 MB: whole files, then lines, are asked the SweepRedactor's cheap test first.
  */
 import { join, relative } from "node:path";
-import type { TextRedactor } from "../../core/mod.ts";
 import { writeFileAtomic } from "../home.ts";
-import { foldName } from "./matcher.ts";
+import type { SweepRedactor } from "./hint.ts";
 
 /** What a sweep of the home's own files did. */
 export interface HomeFilesSweep {
@@ -35,46 +32,28 @@ const LOG_FILE = /^homeagent\.log(\.\d+)?$/;
 const CORRUPT_COPY = /\.corrupt-/;
 const decoder = new TextDecoder();
 
-/** Blank `names` (and every name `redactor` knows, on the lines found) out of the home's files. */
+/** Blank this forget's names out of the home's files (see SweepRedactor for which texts). */
 export async function sweepHomeFiles(
   options: HomeFilesOptions,
-  redactor: TextRedactor,
-  names: readonly string[],
+  redactor: SweepRedactor,
 ): Promise<HomeFilesSweep> {
-  const hint = nameHint(names);
   const logs = { files: 0, lines: 0 };
   // Oldest first: a rotation meanwhile moves the live file onto names already swept.
   for (const file of await logFiles(options.logs)) {
-    const lines = await redactLogFile(join(options.logs, file), redactor, hint);
+    const lines = await redactLogFile(join(options.logs, file), redactor);
     if (lines > 0) logs.files++;
     logs.lines += lines;
   }
   const removedCopies: string[] = [];
   for await (const path of corruptCopies(options.root, options.skip)) {
-    if (!mentionsIn(decoder.decode(await Deno.readFile(path)), redactor, hint)) continue;
+    const text = decoder.decode(await Deno.readFile(path));
+    if (!redactor.mayMention(text) || !text.split("\n").some((l) => redactor.mentions(l))) {
+      continue;
+    }
     await Deno.remove(path);
     removedCopies.push(relative(options.root, path));
   }
   return { logs, removedCopies: removedCopies.sort() };
-}
-
-/** A fast test that a text may hold one of `names`: its longest word, folded, as a substring. */
-type Hint = (text: string) => boolean;
-
-function nameHint(names: readonly string[]): Hint {
-  const words = names.map((n) =>
-    foldName(n).split(" ").reduce((a, b) => ([...b].length > [...a].length ? b : a), "")
-  ).filter((w) => w !== "");
-  return (text) => {
-    if (words.length === 0) return false;
-    const folded = text.normalize("NFKC").toLowerCase();
-    return words.some((w) => folded.includes(w));
-  };
-}
-
-/** Whether the redactor finds a name in `text`, looking only at lines the hint picks. */
-function mentionsIn(text: string, redactor: TextRedactor, hint: Hint): boolean {
-  return hint(text) && text.split("\n").some((line) => hint(line) && redactor.mentions(line));
 }
 
 async function logFiles(dir: string): Promise<string[]> {
@@ -92,10 +71,10 @@ async function logFiles(dir: string): Promise<string[]> {
 }
 
 /** Redacted lines of `text` and how many changed. */
-function redactLines(text: string, redactor: TextRedactor, hint: Hint) {
+function redactLines(text: string, redactor: SweepRedactor) {
   let changed = 0;
   const lines = text.split("\n").map((line) => {
-    if (!hint(line) || !redactor.mentions(line)) return line;
+    if (!redactor.mentions(line)) return line;
     changed++;
     return redactor.redact(line);
   });
@@ -107,20 +86,20 @@ function redactLines(text: string, redactor: TextRedactor, hint: Hint) {
  * this runs go to the file read here (the guard reopens the path once it is replaced), so they
  * are read after the rename and appended, redacted; a rotation meanwhile makes it start over.
  */
-async function redactLogFile(path: string, redactor: TextRedactor, hint: Hint): Promise<number> {
+async function redactLogFile(path: string, redactor: SweepRedactor): Promise<number> {
   for (let attempt = 0; attempt < 3; attempt++) {
     using file = await Deno.open(path, { read: true });
     const bytes = await readRest(file);
     const cut = bytes.lastIndexOf(0x0a) + 1; // a line being written is read with the tail
     const text = decoder.decode(bytes.subarray(0, cut));
-    if (!hint(text)) return 0;
-    const head = redactLines(text, redactor, hint);
+    if (!redactor.mayMention(text)) return 0;
+    const head = redactLines(text, redactor);
     if (head.changed === 0) return 0;
     if ((await Deno.stat(path)).ino !== (await file.stat()).ino) continue; // rotated meanwhile
     await writeFileAtomic(path, head.text);
     const tail = await joined([bytes.subarray(cut), await readRest(file)]);
     if (tail.length === 0) return head.changed;
-    const rest = redactLines(decoder.decode(tail), redactor, hint);
+    const rest = redactLines(decoder.decode(tail), redactor);
     await Deno.writeTextFile(path, rest.text, { append: true });
     return head.changed + rest.changed;
   }
