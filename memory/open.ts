@@ -16,13 +16,7 @@ import type {
   RegisteredTool,
   TextRanker,
 } from "../core/mod.ts";
-import {
-  documentsSection,
-  documentTools,
-  errorMessage,
-  eventsToDocuments,
-  RelevanceContext,
-} from "../core/mod.ts";
+import { documentTools, errorMessage, eventsToDocuments, RelevanceContext } from "../core/mod.ts";
 import { JsonContextStore } from "./stores/context.ts";
 import { DocStore } from "./docs/store.ts";
 import { readEmbeddingConfig } from "./embed/config.ts";
@@ -31,9 +25,8 @@ import { Reembedder } from "./embed/reembed.ts";
 import { reembedTargets, spaceHint, type VectorSpaceStatus } from "./space_status.ts";
 import { isSemantic, kindOf } from "./embed/kind.ts";
 import type { HomePaths } from "./home.ts";
-import { rankMemory } from "./recall/rank.ts";
-import { recallSettingsFrom } from "./recall/config.ts";
-import { recentTurns } from "./recall/turns.ts";
+import { autoRecall } from "./auto_recall.ts";
+import { markLifetimeFrom, recallSettingsFrom } from "./recall/config.ts";
 import { createMemoryRanker } from "./ranker.ts";
 import { createTextAnalyzer, type TextAnalyzer } from "./text/keywords.ts";
 import { type GraphTier, openGraphTier } from "./graph/tier.ts";
@@ -44,9 +37,6 @@ import type { MediaTier } from "./media/store.ts";
 import type { MediaStatus } from "../core/mod.ts";
 import { createForgetter } from "./forget/forget.ts";
 import { type ImportCounts, importMemory } from "./portable.ts";
-
-/** A document is "related" when its pooled score (top lexical hit = 1) reaches this. */
-const RELATED_FLOOR = 0.35;
 
 /** Options of openMemory. */
 export interface OpenMemoryOptions {
@@ -129,7 +119,15 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
   logger.info("Vector space", { fingerprint: embedder.fingerprint, kind: selection.kind, hint });
   const recall = recallSettingsFrom(config, embedder);
   // The graph first: its tombstones (forgotten names) guard every tier's writes.
-  const graph = openGraphTier({ path: paths.graphDb, embedder, analyzer, clock, logger, recall });
+  const graph = openGraphTier({
+    path: paths.graphDb,
+    embedder,
+    analyzer,
+    clock,
+    logger,
+    recall,
+    recalledFor: markLifetimeFrom(config),
+  });
   const redactor = graph.graph.forgotten;
   const documents = await DocStore.open({
     dir: paths.docs,
@@ -225,6 +223,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
       embedder,
       analyzer,
       settings: recall,
+      known: () => context.knownVectors(),
       logger: logger.child({ component: "ranker" }),
     }),
     documents,
@@ -232,25 +231,16 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     graph,
     upkeep,
     media: media.tier,
-    async recall(input, signal) {
-      const settings = recall();
-      // The query: the recent turns of the window, newest last, weighted by recency.
-      const turns = recentTurns(context.events(), input, settings.turns);
-      const index = await graph.section(input.text, signal, turns.slice(0, -1));
-      // The same one-scale ranking `eval memory` measures; documents above the floor go in.
-      const ranked = await rankMemory(turns, {
+    recall: (input, signal) =>
+      autoRecall(input, signal, {
         embedder,
         analyzer,
-        events: context.events(),
+        context,
         documents,
-      }, { signal, settings });
-      // Shown, not read: only the model's own doc_query counts against a document's coldness.
-      const docs = ranked.filter((item) => item.tier === "documents" && item.score >= RELATED_FLOOR)
-        .slice(0, 3).flatMap((item) => item.document ?? []);
-      const related = documentsSection(docs);
-      const knowledge = await upkeep.section(input.text, signal);
-      return [index, related, knowledge].filter((s): s is MemorySection => s !== undefined);
-    },
+        graph,
+        upkeep,
+        settings: recall,
+      }),
     tools: () => tools,
     forget,
     importFile: (path) =>

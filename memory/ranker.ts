@@ -15,7 +15,7 @@ import {
 import type { TextAnalyzer } from "./text/keywords.ts";
 import { Bm25Index } from "./text/bm25.ts";
 import { type MixCandidate, mixScores } from "./recall/mix.ts";
-import { queryTerms, singleTurn } from "./recall/query.ts";
+import { type KnownVector, queryTerms, singleTurn } from "./recall/query.ts";
 import { defaultRecallSettings, type RecallSettings } from "./recall/config.ts";
 
 /** Options of createMemoryRanker. */
@@ -27,6 +27,8 @@ export interface MemoryRankerOptions {
   settings?: () => RecallSettings;
   /** Texts whose vectors are remembered; default 4096. */
   cacheEntries?: number;
+  /** Vectors already at hand (the window's events and the turn's input), by text. */
+  known?: () => KnownVector;
 }
 
 /**
@@ -44,6 +46,11 @@ export function createMemoryRanker(options: MemoryRankerOptions): TextRanker {
   const limit = options.cacheEntries ?? 4096;
   const vectors = new Map<string, Float32Array>();
   const embed = async (texts: readonly string[], rank: TextRankOptions) => {
+    const lookup = options.known?.();
+    for (const text of texts) {
+      const held = vectors.has(text) ? undefined : lookup?.(text);
+      if (held?.length === embedder.dim) vectors.set(text, held);
+    }
     const missing = [...new Set(texts.filter((t) => !vectors.has(t)))];
     if (missing.length > 0) {
       const fresh = await embedder.embed(missing, { signal: rank.signal });

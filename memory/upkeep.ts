@@ -60,7 +60,11 @@ export interface Upkeep {
   textLog: TextLog;
   knowledge: KnowledgeStore;
   /** The "[Knowledge]" section for `text`; a failure is logged and yields none. */
-  section(text: string, signal?: AbortSignal): Promise<MemorySection | undefined>;
+  section(
+    text: string,
+    signal?: AbortSignal,
+    vector?: Float32Array,
+  ): Promise<MemorySection | undefined>;
   tools(): RegisteredTool[];
   /** Log every turn and start the heartbeats, until the result is disposed. Once only. */
   attach(kernel: UpkeepAttachment): Promise<AsyncDisposable>;
@@ -111,9 +115,9 @@ export async function openUpkeep(options: UpkeepOptions): Promise<Upkeep> {
   return {
     textLog,
     knowledge,
-    async section(text, signal) {
+    async section(text, signal, vector) {
       try {
-        return await knowledgeSection(knowledge, text, { signal });
+        return await knowledgeSection(knowledge, text, { signal, vector });
       } catch (error) {
         if (signal?.aborted) throw error;
         logger.error("Knowledge recall failed; answering without it", {

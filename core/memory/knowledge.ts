@@ -46,7 +46,10 @@ export interface KnowledgeHit {
 /** The knowledge base port. Methods reject with KnowledgeError for bad names, else on IO failure. */
 export interface KnowledgeBase {
   /** Hybrid dense + keyword search over every entry (new and changed files picked up first). */
-  search(query: string, options?: { k?: number; signal?: AbortSignal }): Promise<KnowledgeHit[]>;
+  search(
+    query: string,
+    options?: { k?: number; signal?: AbortSignal; vector?: Float32Array },
+  ): Promise<KnowledgeHit[]>;
   /** Write an entry; refuses an existing one unless `overwrite`. */
   create(name: string, content: string, options?: { overwrite?: boolean }): Promise<KnowledgeEntry>;
   /** Every entry, by name; only those under `category` when given. */
@@ -59,10 +62,17 @@ export interface KnowledgeBase {
 export async function knowledgeSection(
   kb: KnowledgeBase,
   text: string,
-  options: { k?: number; minDense?: number; minCoverage?: number; signal?: AbortSignal } = {},
+  options: {
+    k?: number;
+    minDense?: number;
+    minCoverage?: number;
+    signal?: AbortSignal;
+    /** The text's vector when the caller has it (recall embeds a turn's input once). */
+    vector?: Float32Array;
+  } = {},
 ): Promise<MemorySection | undefined> {
   if (text.trim() === "") return undefined;
-  const hits = (await kb.search(text, { k: 5, signal: options.signal }))
+  const hits = (await kb.search(text, { k: 5, signal: options.signal, vector: options.vector }))
     .filter((h) =>
       (h.dense ?? 0) >= (options.minDense ?? 0.45) || h.coverage >= (options.minCoverage ?? 0.5)
     )

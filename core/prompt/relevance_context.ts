@@ -1,7 +1,8 @@
 /**
  * RelevanceContext (ARCHITECTURE.md "Context Layer"): the chronological working window whose
- * least relevant events sink to the document layer. Vectors are computed lazily, in batches,
- * when a prune needs them. Every change is journaled through the ContextStore port: `commit`
+ * least relevant events sink to the document layer. An event's vector is computed once and kept
+ * on it: an input's by the turn's own query (prune, recall), a reply's in the background when it
+ * is stored, so a turn embeds only its input (issue 14). Every change is journaled through the ContextStore port: `commit`
  * makes the changes so far durable (the Agent awaits it before a reply goes out), and a
  * debounced, atomic snapshot compacts the journal.
  */
@@ -20,6 +21,9 @@ import { errorMessage } from "../errors.ts";
 import { ContextPersistence } from "./context_persistence.ts";
 import type { TextRedactor } from "../memory/forget.ts";
 import { bestExchanges, planPrune } from "./_exchanges.ts";
+import { cleanText, dotScores, redactEvent, textForVector } from "./event_text.ts";
+
+export { cleanText, redactEvent, textForVector };
 
 /** Scores `query` against each vector (all L2-normalised, same space); dot product by default. */
 export type VectorScorer = (query: Float32Array, vectors: readonly Float32Array[]) => Float32Array;
@@ -59,35 +63,6 @@ export interface PruneResult {
   dropped: number;
 }
 
-/** Whitespace normalisation applied last before vectorising (CleanText). */
-export function cleanText(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
-
-/**
- * The text an event is scored by: agent → response (+ tool outputs), user → input, cold → both.
- * Tool outputs are recorded already filtered by each tool's memory policy (the turn applies it).
- */
-export function textForVector(event: ContextEvent): string {
-  const parts: string[] = [];
-  if (event.role === "user") parts.push(event.input ?? "");
-  else if (event.role === "agent") {
-    parts.push(event.response ?? "");
-    for (const tool of event.tools ?? []) parts.push(tool.output);
-  } else parts.push(event.input ?? "", event.response ?? "");
-  return cleanText(parts.join("\n"));
-}
-
-function dotScores(query: Float32Array, vectors: readonly Float32Array[]): Float32Array {
-  const out = new Float32Array(vectors.length);
-  vectors.forEach((v, i) => {
-    let sum = 0;
-    for (let j = 0; j < v.length; j++) sum += v[j]! * query[j]!;
-    out[i] = sum;
-  });
-  return out;
-}
-
 /** The working window with relevance pruning, archiving and journaled persistence. */
 export class RelevanceContext implements ContextWindow {
   #events: ContextEvent[];
@@ -97,6 +72,9 @@ export class RelevanceContext implements ContextWindow {
   #archiving = new Set<string>();
   #pruning: Promise<unknown> = Promise.resolve();
   #lastQuery?: { text: string; fingerprint: string; vector: Float32Array };
+  /** Replies and recalled documents embedded in the background since they were stored. */
+  #pending = new Set<ContextEvent>();
+  #embedding: Promise<void> = Promise.resolve();
 
   private constructor(options: RelevanceContextOptions, replayed: ReplayedContext) {
     this.#options = options;
@@ -129,6 +107,7 @@ export class RelevanceContext implements ContextWindow {
     event = this.#redacted(event);
     this.#events.push(event);
     this.#persist.record({ op: "add", event: withoutVector(event) });
+    this.#embedLater(event);
   }
 
   /** Put an event back at its chronological place (documents recalled into the window). */
@@ -138,6 +117,45 @@ export class RelevanceContext implements ContextWindow {
     while (at > 0 && this.#events[at - 1]!.timestamp > event.timestamp) at--;
     this.#events.splice(at, 0, event);
     this.#persist.record({ op: "add", event: withoutVector(event) });
+    this.#embedLater(event);
+  }
+
+  /**
+   * Embed a stored reply (or a document moved back) in the background, so the next turn's
+   * recall finds its vector. An input is left to the turn: its query embeds that very text.
+   */
+  #embedLater(event: ContextEvent): void {
+    if (event.role === "user" || !this.#stale(event)) return;
+    this.#pending.add(event);
+    this.#embedding = this.#embedding.then(async () => {
+      try {
+        if (this.#pending.has(event)) await this.#embed([event], undefined, "background");
+      } catch (error) {
+        // Not lost: the next recall or prune embeds it (interactively) instead.
+        this.#options.logger.warn("Cannot embed a context event in the background", {
+          id: event.id,
+          error: errorMessage(error),
+        });
+      } finally {
+        this.#pending.delete(event);
+      }
+    });
+  }
+
+  /**
+   * The stored vectors of the events by their text (textForVector), in the current space, and
+   * the last query's: what recall's query reuses instead of embedding those turns again.
+   */
+  knownVectors(): (text: string) => Float32Array | undefined {
+    const byText = new Map<string, Float32Array>();
+    for (const event of this.#events) {
+      if (!this.#stale(event)) byText.set(textForVector(event), event.vector!.vector);
+    }
+    const last = this.#lastQuery;
+    if (last?.fingerprint === this.#options.embedder.fingerprint) {
+      byText.set(last.text, last.vector);
+    }
+    return (text) => byText.get(cleanText(text));
   }
 
   /**
@@ -182,10 +200,10 @@ export class RelevanceContext implements ContextWindow {
   async relevance(query: string, signal?: AbortSignal): Promise<ReadonlyMap<string, number>> {
     const events = [...this.#events]; // a prune may replace the list while this awaits
     if (events.length === 0) return new Map();
-    const [queryVector] = await this.#options.embedder.embed([cleanText(query)], { signal });
+    const queryVector = await this.queryVector(query, signal);
     await this.#ensureVectors(events, signal);
     const scores = (this.#options.scorer ?? dotScores)(
-      queryVector!,
+      queryVector,
       events.map((e) => e.vector!.vector),
     );
     return new Map(events.map((e, i) => [e.id, scores[i]!]));
@@ -202,14 +220,14 @@ export class RelevanceContext implements ContextWindow {
 
   /**
    * The vector of `query` (whitespace-normalised) in the window's space. The last one is kept,
-   * so a turn's prune and its recall embed the input once; the newest event, when it is that
-   * input, keeps it as its own vector.
+   * and an event of the same text lends its own, so a turn's prune, recall and prompt embed
+   * the input once; the newest event, when it is that input, keeps it as its own vector.
    */
   async queryVector(query: string, signal?: AbortSignal): Promise<Float32Array> {
     const text = cleanText(query);
     const { embedder } = this.#options;
-    const last = this.#lastQuery;
-    if (last?.text === text && last.fingerprint === embedder.fingerprint) return last.vector;
+    const known = this.knownVectors()(text);
+    if (known) return known;
     const [vector] = await embedder.embed([text], { signal });
     this.#lastQuery = { text, fingerprint: embedder.fingerprint, vector: vector! };
     const newest = this.#events.at(-1);
@@ -316,9 +334,13 @@ export class RelevanceContext implements ContextWindow {
     });
   }
 
-  /** Write a snapshot now if anything changed (shutdown, heartbeat); waits for any write. */
-  flush(): Promise<void> {
-    return this.#persist.flush();
+  /**
+   * Write a snapshot now if anything changed (shutdown, heartbeat); waits for any write and for
+   * the background embedding of stored events.
+   */
+  async flush(): Promise<void> {
+    await this.#embedding;
+    return await this.#persist.flush();
   }
 
   /** How many events have no vector in the current space. */
@@ -336,6 +358,17 @@ export class RelevanceContext implements ContextWindow {
     signal?: AbortSignal,
     priority?: EmbedPriority,
   ): Promise<number> {
+    // An event embedding in the background is waited for, not embedded twice.
+    if (events.some((e) => this.#pending.has(e))) await this.#embedding;
+    return await this.#embed(events, signal, priority);
+  }
+
+  /** Embed the events that lack a vector of the current space; the count. */
+  async #embed(
+    events: readonly ContextEvent[],
+    signal?: AbortSignal,
+    priority?: EmbedPriority,
+  ): Promise<number> {
     const embedder = this.#options.embedder;
     const stale = events.filter((e) => this.#stale(e));
     if (stale.length === 0) return 0;
@@ -345,23 +378,6 @@ export class RelevanceContext implements ContextWindow {
     this.#persist.changed(); // vectors reach disk with the next snapshot; they can be recomputed
     return stale.length;
   }
-}
-
-/** `event` with forgotten names blanked out (and no vector), or `event` itself when clean. */
-export function redactEvent(event: ContextEvent, redactor: TextRedactor): ContextEvent {
-  const texts = [event.input, event.response, ...(event.tools ?? []).map((t) => t.output)];
-  if (!texts.some((t) => t !== undefined && redactor.mentions(t))) return event;
-  const { vector: _, ...rest } = event;
-  const blank = (text: string | undefined) =>
-    text === undefined ? undefined : redactor.redact(text);
-  return {
-    ...rest,
-    ...(event.input === undefined ? {} : { input: blank(event.input) }),
-    ...(event.response === undefined ? {} : { response: blank(event.response) }),
-    ...(event.tools
-      ? { tools: event.tools.map((t) => ({ ...t, output: redactor.redact(t.output) })) }
-      : {}),
-  };
 }
 
 /** The event without its vector: journal lines stay small, and vectors can be recomputed. */

@@ -2,9 +2,10 @@
  * The Memory Indexer (ARCHITECTURE.md "Other Memory Layers"): turns an input into graph recall
  * seeds (jieba keywords, plus the input's vector against entity vectors in the shared space),
  * and builds the short auto-injected "[Memory Index]" section. Facts the model already fetched
- * with `memory_recall` this session are remembered (bounded FIFO) and not injected again.
+ * with `memory_recall` are left out of it until their marks expire (recall/marks.ts).
  */
 import {
+  type Clock,
   type Embedder,
   formatFact,
   type GraphRecall,
@@ -14,6 +15,7 @@ import {
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
 import { embedQuery } from "../recall/query.ts";
+import { type MarkLifetime, RecalledMarks } from "../recall/marks.ts";
 
 /** Options of GraphIndexer. */
 export interface GraphIndexerOptions {
@@ -21,6 +23,10 @@ export interface GraphIndexerOptions {
   analyzer: TextAnalyzer;
   /** The shared space; when given, the input's vector seeds recall too. */
   embedder?: Embedder;
+  /** When recalled marks were made (they expire by turns and by time). */
+  clock: Clock;
+  /** How long a recalled mark holds, read at each check; default DEFAULT_MARK_LIFETIME. */
+  recalledFor?: () => MarkLifetime;
   /** How many recalled fact ids are remembered; default 512. */
   recalledCapacity?: number;
   /** Most facts in the section; default 12. */
@@ -38,31 +44,35 @@ export const MEMORY_INDEX_TITLE = "Memory Index";
 export const MEMORY_INDEX_HINT =
   "(More may be stored: call memory_recall with names or topics for details, ids and history.)";
 
+/** What a graph recall is asked with besides its text. */
+export interface RecallOptions {
+  signal?: AbortSignal;
+  /** The turns before the text, oldest first. */
+  context?: readonly string[];
+  /** The query's vector when the caller has it (recall shares one across the tiers). */
+  vector?: Float32Array;
+}
+
 /** Seeds recall from inputs and builds the "[Memory Index]" section. */
 export class GraphIndexer {
   #o: GraphIndexerOptions;
-  #recalled = new Set<number>();
-  #order: number[] = [];
+  #recalled: RecalledMarks;
 
   constructor(options: GraphIndexerOptions) {
     this.#o = options;
+    this.#recalled = new RecalledMarks({
+      clock: options.clock,
+      lifetime: options.recalledFor,
+      capacity: options.recalledCapacity,
+    });
   }
 
-  /** Remember facts the model fetched itself, so auto-injection leaves them out. */
+  /** Remember facts the model fetched itself, so auto-injection leaves them out for a while. */
   markRecalled(relationIds: Iterable<number>): void {
-    const capacity = this.#o.recalledCapacity ?? 512;
-    for (const id of relationIds) {
-      if (this.#recalled.has(id)) continue;
-      this.#recalled.add(id);
-      this.#order.push(id);
-    }
-    const excess = this.#order.length - capacity;
-    if (excess > 0) {
-      for (const id of this.#order.splice(0, excess)) this.#recalled.delete(id);
-    }
+    this.#recalled.mark(relationIds);
   }
 
-  /** Whether `relationId` was fetched by the model and is still remembered. */
+  /** Whether `relationId` was fetched by the model and its mark still holds. */
   wasRecalled(relationId: number): boolean {
     return this.#recalled.has(relationId);
   }
@@ -79,14 +89,14 @@ export class GraphIndexer {
    */
   async recall(
     text: string,
-    options: { signal?: AbortSignal; limit?: number; context?: readonly string[] } = {},
+    options: RecallOptions & { limit?: number } = {},
   ): Promise<GraphRecall> {
     const context = options.context ?? [];
     const max = this.#o.maxKeywords ?? 12;
     const keywords = [...new Set([text, ...context.toReversed()].flatMap((t) => this.keywords(t)))]
       .slice(0, max);
-    let vector: Float32Array | undefined;
-    if (this.#o.embedder && text.trim() !== "") {
+    let vector = options.vector;
+    if (!vector && this.#o.embedder && text.trim() !== "") {
       const decay = (this.#o.recall ?? (() => defaultRecallSettings(this.#o.embedder!)))().decay;
       const query = { turns: [...context, text], decay };
       vector = await embedQuery(query, this.#o.embedder, options.signal);
@@ -95,11 +105,12 @@ export class GraphIndexer {
     return await this.#o.graph.recall({ keywords, vector, depth: 2, limit: options.limit ?? 50 });
   }
 
-  /** The "[Memory Index]" section for `text`, or undefined when no fresh fact is relevant. */
-  async section(
-    text: string,
-    options: { signal?: AbortSignal; context?: readonly string[] } = {},
-  ): Promise<MemorySection | undefined> {
+  /**
+   * The "[Memory Index]" section for `text`, or undefined when no fresh fact is relevant. Each
+   * call is a turn of the conversation: recalled marks age by one.
+   */
+  async section(text: string, options: RecallOptions = {}): Promise<MemorySection | undefined> {
+    this.#recalled.nextTurn();
     const found = await this.recall(text, options);
     const facts = found.relations.filter((r) => !this.#recalled.has(r.id))
       .slice(0, this.#o.maxFacts ?? 12);

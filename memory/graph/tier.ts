@@ -17,6 +17,7 @@ import type { Embedder } from "../../core/mod.ts";
 import { GraphDB, type GraphStats } from "./db.ts";
 import { GraphIndexer } from "./indexer.ts";
 import type { RecallSettingsSource } from "../recall/config.ts";
+import type { MarkLifetime } from "../recall/marks.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 
 /** Options of openGraphTier. */
@@ -29,6 +30,8 @@ export interface GraphTierOptions {
   logger: Logger;
   /** Recall's dense/keyword mix and recency decay; default the space's defaults. */
   recall?: RecallSettingsSource;
+  /** How long a fact fetched with memory_recall stays out of the [Memory Index]. */
+  recalledFor?: () => MarkLifetime;
 }
 
 /** The opened graph tier. */
@@ -36,13 +39,14 @@ export interface GraphTier {
   graph: GraphDB;
   indexer: GraphIndexer;
   /**
-   * The "[Memory Index]" section for `text` (after the turns of `context`, oldest first); a
-   * failure is logged and yields none.
+   * The "[Memory Index]" section for `text` (after the turns of `context`, oldest first, with
+   * the query's `vector` when the caller has it); a failure is logged and yields none.
    */
   section(
     text: string,
     signal?: AbortSignal,
     context?: readonly string[],
+    vector?: Float32Array,
   ): Promise<MemorySection | undefined>;
   /** memory_* and person_* tools; `memory_purge` forgets through `forget` when given. */
   tools(options?: { forget?: MemoryForgetter }): RegisteredTool[];
@@ -66,6 +70,8 @@ export function openGraphTier(options: GraphTierOptions): GraphTier {
     analyzer: options.analyzer,
     embedder: options.embedder,
     recall: options.recall,
+    clock: options.clock,
+    recalledFor: options.recalledFor,
   });
   const tools = (forget?: MemoryForgetter) => [
     ...graphTools(graph, { onRecalled: (ids) => indexer.markRecalled(ids), forget }),
@@ -74,9 +80,9 @@ export function openGraphTier(options: GraphTierOptions): GraphTier {
   return {
     graph,
     indexer,
-    async section(text, signal, context) {
+    async section(text, signal, context, vector) {
       try {
-        return await indexer.section(text, { signal, context });
+        return await indexer.section(text, { signal, context, vector });
       } catch (error) {
         if (signal?.aborted) throw error;
         logger.error("Graph recall failed; answering without it", { error: errorMessage(error) });

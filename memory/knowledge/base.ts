@@ -84,14 +84,17 @@ export class KnowledgeStore implements KnowledgeBase {
     return run;
   }
 
-  async search(query: string, options: { k?: number; signal?: AbortSignal } = {}) {
+  async search(
+    query: string,
+    options: { k?: number; signal?: AbortSignal; vector?: Float32Array } = {},
+  ) {
     await this.scan(options.signal);
     const k = options.k ?? 3;
     const size = this.#entries.size;
     if (size === 0 || query.trim() === "") return [];
     const words = this.#o.analyzer.tokenize(query);
     const keyword = this.#bm25.search(words, size);
-    const dense = await this.#dense(query, size, options.signal);
+    const dense = await this.#dense(query, size, options.signal, options.vector);
     const settings = (this.#o.recall ?? (() => defaultRecallSettings(this.#o.embedder)))();
     const mixed = mixScores(mergeHits(dense, keyword), { dense: settings.denseWeight });
     const wanted = new Set(words);
@@ -238,10 +241,12 @@ export class KnowledgeStore implements KnowledgeBase {
     }
   }
 
-  async #dense(query: string, k: number, signal?: AbortSignal) {
+  async #dense(query: string, k: number, signal?: AbortSignal, given?: Float32Array) {
     if (this.#vectors.size === 0) return [];
     try {
-      const [vector] = await this.#o.embedder.embed([query], { signal });
+      const [vector] = given?.length === this.#o.embedder.dim
+        ? [given]
+        : await this.#o.embedder.embed([query], { signal });
       return this.#vectors.search(vector!, k);
     } catch (error) {
       if (signal?.aborted) throw error;

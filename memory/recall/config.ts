@@ -46,7 +46,42 @@ const KEYS = {
     default: 0.7,
     description: "Weight of each turn relative to the next newer one in recall's query",
   },
+  recalledTurns: {
+    key: "core.memory.recall.recalled_turns",
+    schema: z.int().min(0).max(10_000),
+    default: 10,
+    description: "Turns a fact the model fetched with memory_recall stays out of the " +
+      "automatic [Memory Index] (0: not at all)",
+  },
+  recalledMinutes: {
+    key: "core.memory.recall.recalled_minutes",
+    schema: z.number().min(0).max(525_600),
+    default: 30,
+    description: "Minutes the same holds at most, whatever the turns",
+  },
 } as const;
+
+/** How long a recalled mark holds (memory/recall/marks.ts). */
+export interface MarkLifetime {
+  /** Automatic recalls (turns) a mark holds for, its own turn not counted. */
+  turns: number;
+  /** Milliseconds a mark holds for. */
+  ms: number;
+}
+
+/** The lifetime when no config is handed in: the keys' defaults. */
+export const DEFAULT_MARK_LIFETIME: MarkLifetime = {
+  turns: KEYS.recalledTurns.default,
+  ms: KEYS.recalledMinutes.default * 60_000,
+};
+
+/** The recalled marks' lifetime in `registry` (keys registered), read on each call. */
+export function markLifetimeFrom(registry: Pick<ConfigRegistry, "get">): () => MarkLifetime {
+  return () => ({
+    turns: registry.get<number>(KEYS.recalledTurns.key),
+    ms: registry.get<number>(KEYS.recalledMinutes.key) * 60_000,
+  });
+}
 
 /** The settings a store uses when none are handed in: the defaults for `embedder`'s space. */
 export function defaultRecallSettings(embedder: Pick<Embedder, "fingerprint">): RecallSettings {

@@ -34,22 +34,33 @@ export function queryText(query: RecallQuery): string {
   return weightedTurns(query).map((t) => t.text).join("\n");
 }
 
+/** A turn's vector already at hand (a window event's stored one), by the turn's text. */
+export type KnownVector = (text: string) => Float32Array | undefined;
+
 /**
  * The query vector: the recency-weighted sum of the turns' vectors, L2-normalised (the zero
- * vector when no turn has words). One embed call for all turns. Rejects as the embedder does.
+ * vector when no turn has words). A turn whose vector `known` has (the window's events keep
+ * theirs) is not embedded again; the rest go in one embed call. Rejects as the embedder does.
  */
 export async function embedQuery(
   query: RecallQuery,
   embedder: Embedder,
   signal?: AbortSignal,
+  known?: KnownVector,
 ): Promise<Float32Array> {
   const turns = weightedTurns(query);
   const sum = new Float32Array(embedder.dim);
   if (turns.length === 0) return sum;
-  const vectors = await embedder.embed(turns.map((t) => t.text), { signal });
+  const vectors = turns.map((t) => known?.(t.text));
+  const missing = turns.flatMap((t, i) => vectors[i] === undefined ? [t.text] : []);
+  if (missing.length > 0) {
+    const fresh = await embedder.embed(missing, { signal });
+    let next = 0;
+    vectors.forEach((v, i) => vectors[i] = v ?? fresh[next++]);
+  }
   vectors.forEach((v, i) => {
     const w = turns[i]!.weight;
-    for (let j = 0; j < sum.length; j++) sum[j]! += w * (v[j] ?? 0);
+    for (let j = 0; j < sum.length; j++) sum[j]! += w * (v?.[j] ?? 0);
   });
   return l2Normalize(sum);
 }

@@ -43,6 +43,8 @@ export interface RankOptions {
   pool?: number;
   /** The mix and the query's recency decay; default the space's defaults. */
   settings?: RecallSettings;
+  /** The query's vector when the caller has it (recall shares one with the graph tier). */
+  vector?: Float32Array;
   signal?: AbortSignal;
 }
 
@@ -60,7 +62,9 @@ export async function rankMemory(
   const query: RecallQuery = { turns: list, decay: settings.decay };
   const text = list.at(-1) ?? "";
   if (list.every((t) => t.trim() === "")) return [];
-  const vector = await embedQuery(query, sources.embedder, options.signal);
+  const vector = options.vector?.length === sources.embedder.dim
+    ? options.vector
+    : await embedQuery(query, sources.embedder, options.signal);
   const hits = await sources.documents.query(text, {
     k: options.pool ?? 50,
     minDense: 0,

@@ -14,6 +14,7 @@ import { figures as wasmFigures } from "./wasm_bench.ts";
 import { figures as embedFigures } from "./embed_bench.ts";
 import { figures as onnxFigures } from "./onnx_bench.ts";
 import { figures as recallFigures } from "./recall_bench.ts";
+import { figures as recallEmbedFigures } from "./recall_embeds_bench.ts";
 import { figures as schedulerFigures } from "./scheduler_bench.ts";
 import { figures as memoryFigures } from "./memory_bench.ts";
 import { figures as adapterFigures } from "./adapter_bench.ts";
@@ -39,6 +40,7 @@ const ALL: Record<string, FigureFn> = {
   ...embedFigures,
   ...onnxFigures,
   ...recallFigures,
+  ...recallEmbedFigures,
   ...pluginFigures,
   ...mcpFigures,
   ...webFigures,

@@ -3,7 +3,7 @@
  * (createKernel) over the real ProviderManager and HTTP client pointed at a fake LLM server on
  * 127.0.0.1, the upkeep attached (text log of every turn, heartbeats), all on one ManualClock.
  */
-import { createKernel, ProviderManager, type Reply } from "../../core/mod.ts";
+import { createKernel, type Embedder, ProviderManager, type Reply } from "../../core/mod.ts";
 import type { Kernel } from "../../core/agents/kernel.ts";
 import { createProviderFactory } from "../../adapters/mod.ts";
 import {
@@ -26,6 +26,8 @@ export interface TestHomeOptions {
   config?: Record<string, unknown>;
   /** The agent's persona; default "You are a test agent.". */
   persona?: string;
+  /** The vector space; default a 128-dimension hash space. */
+  embedder?: Embedder;
 }
 
 /** A running home; dispose it to stop the kernel and close the tiers, then remove the folder. */
@@ -71,7 +73,7 @@ export async function openTestHome(options: TestHomeOptions = {}): Promise<TestH
     config: registry,
     clock,
     logger,
-    embedder: createHashEmbedder({ dim: 128 }),
+    embedder: options.embedder ?? createHashEmbedder({ dim: 128 }),
     heartbeatWatchMs: 0, // settings change in this process only; no minute-by-minute polling
   });
   const kernel = createKernel({

@@ -14,6 +14,8 @@ import {
   GraphIndexer,
   MEMORY_INDEX_HINT,
 } from "../../../memory/mod.ts";
+import type { MarkLifetime } from "../../../memory/recall/marks.ts";
+import { ManualClock } from "../../fakes/clock.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -23,12 +25,15 @@ const seen = ({ name, description, parameters }: RegisteredTool) => ({
   parameters,
 });
 
-async function setup() {
+async function setup(lifetime?: MarkLifetime) {
   const graph = GraphDB.open({ path: ":memory:", clock: { now: () => T0 } });
+  const clock = new ManualClock(T0);
   const indexer = new GraphIndexer({
     graph,
     analyzer: await createTextAnalyzer(),
+    clock,
     recalledCapacity: 3,
+    ...(lifetime ? { recalledFor: () => lifetime } : {}),
   });
   const tools = new Map<string, RegisteredTool>(
     [
@@ -52,7 +57,7 @@ async function setup() {
       return { content: (error as Error).message, isError: true } as ToolResult;
     }
   };
-  return { graph, indexer, tools, call, [Symbol.dispose]: () => graph.close() };
+  return { graph, indexer, clock, tools, call, [Symbol.dispose]: () => graph.close() };
 }
 
 Deno.test("graph tools reject bad arguments by schema and by handler with clear errors", async () => {
@@ -237,4 +242,27 @@ Deno.test("GraphIndexer.markRecalled keeps tool-fetched facts out of the [Memory
   assert.equal(t.indexer.wasRecalled(103), true);
   assert.equal((await t.indexer.section("What does Ann like?"))!.lines.length, 3);
   assert.equal(await t.indexer.section("hello there"), undefined, "no seed, no section");
+});
+
+Deno.test("a recalled mark expires after its turns: the fact is in the [Memory Index] again", async () => {
+  using t = await setup({ turns: 2, ms: 3_600_000 });
+  await t.graph.commit([{ subject: "Ann", predicate: "likes", object: "tea" }]);
+  const lines = async () => (await t.indexer.section("What does Ann like?"))?.lines.length ?? 0;
+  assert.equal(await lines(), 2, "turn 1: the fact and the hint");
+  await t.call("memory_recall", { keywords: ["tea"] }); // fetched in turn 1
+  assert.equal(await lines(), 0, "turn 2: left out");
+  assert.equal(await lines(), 0, "turn 3: left out (two turns after its own)");
+  assert.equal(await lines(), 2, "turn 4: back");
+  assert.equal(t.indexer.wasRecalled(1), false);
+});
+
+Deno.test("a recalled mark expires after its time, however few the turns", async () => {
+  using t = await setup({ turns: 100, ms: 30 * 60_000 });
+  await t.graph.commit([{ subject: "Ann", predicate: "likes", object: "tea" }]);
+  await t.call("memory_recall", { keywords: ["tea"] });
+  assert.equal(await t.indexer.section("What does Ann like?"), undefined);
+  t.clock.advance(29 * 60_000);
+  assert.equal(await t.indexer.section("What does Ann like?"), undefined, "29 minutes: held");
+  t.clock.advance(60_000);
+  assert.equal((await t.indexer.section("What does Ann like?"))?.lines.length, 2, "30: back");
 });
