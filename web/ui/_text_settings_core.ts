@@ -348,4 +348,16 @@ export const CORE_SETTING_TEXT = {
     "Weight of each older turn relative to the next newer one in the recall query.",
     "回忆查询中每个较早的轮次相对于下一个较新轮次的权重。",
   ],
+  "core.memory.recall.recalled_turns": [
+    "Looked-up facts rest for",
+    "已查阅事实的暂停轮数",
+    "Turns a fact the agent looked up itself stays out of the automatic memory index.",
+    "助手自己查阅过的事实在这些轮次内不再自动放入记忆索引。",
+  ],
+  "core.memory.recall.recalled_minutes": [
+    "Looked-up facts rest at most",
+    "已查阅事实的最长暂停",
+    "Minutes the same pause lasts at most, however few the turns.",
+    "同一暂停最多持续的分钟数，无论轮次多少。",
+  ],
 } as const satisfies Record<string, readonly [string, string, string, string]>;
