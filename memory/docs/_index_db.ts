@@ -1,12 +1,13 @@
 /**
  * The document index sidecar (memory/docs/index.db): one row per document with its counters,
- * its vector and its analyzed words, so start-up loads the in-memory indexes with one query
- * instead of reading every file. The JSON files stay the truth; this index is rebuilt from
- * them whenever it is missing, corrupt or out of step.
+ * its vector, its analyzed words and its body (content, tags, entities), so start-up loads the
+ * in-memory indexes with one query instead of reading every file, and a recall reads its
+ * candidates' rows instead of their files. The JSON files stay the truth; this index is rebuilt
+ * from them whenever it is missing, corrupt or out of step.
  */
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { Logger } from "../../core/mod.ts";
+import type { Logger, MemoryDocument } from "../../core/mod.ts";
 import {
   checkpoint,
   type CheckpointResult,
@@ -30,6 +31,11 @@ const MIGRATIONS = [
      vector blob,
      terms text not null
    );`,
+  // Issue 14: the body, so a query's hits come from one select instead of a file each. Rows of
+  // an older index get theirs from the files when the store opens (fillBodies).
+  `alter table docs add column content text;
+   alter table docs add column tags text;
+   alter table docs add column entities text;`,
 ];
 
 /** One index row, without its vector. */
@@ -44,6 +50,13 @@ export interface IndexRow {
   lastAccess?: number;
   turnIds: string[];
   fingerprint?: string;
+}
+
+/** A document's body as the index keeps it (absent in rows not filled yet). */
+export interface IndexBody {
+  content: string;
+  tags: string[];
+  entities: string[];
 }
 
 /** The index database of a document folder. */
@@ -62,11 +75,11 @@ export class DocIndexDb {
   }
 
   /** Insert a document row with its analyzed words (space-separated). */
-  insert(row: IndexRow, terms: string, vector?: Float32Array): void {
+  insert(row: IndexRow & IndexBody, terms: string, vector?: Float32Array): void {
     this.#sql(
       `insert into docs (id, hash, summary, source, created_at, updated_at, access_count,
-         last_access, turn_ids, fingerprint, vector, terms)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         last_access, turn_ids, fingerprint, vector, terms, content, tags, entities)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       row.id,
       row.hash,
@@ -80,6 +93,34 @@ export class DocIndexDb {
       row.fingerprint ?? null,
       vector ? new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength) : null,
       terms,
+      row.content,
+      JSON.stringify(row.tags),
+      JSON.stringify(row.entities),
+    );
+  }
+
+  /** The rows of `ids` with their bodies (a row not filled yet has none), by id; one select. */
+  documents(ids: readonly string[]): Map<string, IndexRow & Partial<IndexBody>> {
+    const rows = this.#sql(
+      `select id, hash, summary, source, created_at, updated_at, access_count, last_access,
+         turn_ids, fingerprint, content, tags, entities
+       from docs where id in (select value from json_each(?))`,
+    ).all(JSON.stringify(ids));
+    return new Map(rows.map((r) => [String(r.id), { ...toRow(r), ...toBody(r) }]));
+  }
+
+  /** Ids of rows without a body (an index from before bodies were kept). */
+  withoutBody(): string[] {
+    return this.#sql("select id from docs where content is null").all().map((r) => String(r.id));
+  }
+
+  /** Store the body of row `id`. */
+  setBody(id: string, body: IndexBody): void {
+    this.#sql("update docs set content = ?, tags = ?, entities = ? where id = ?").run(
+      body.content,
+      JSON.stringify(body.tags),
+      JSON.stringify(body.entities),
+      id,
     );
   }
 
@@ -181,6 +222,33 @@ function toFloats(bytes: Uint8Array): Float32Array {
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   return new Float32Array(copy.buffer);
+}
+
+/** The document of a row with its body; undefined for none or a row without one. */
+export function rowDocument(row?: IndexRow & Partial<IndexBody>): MemoryDocument | undefined {
+  if (row?.content === undefined) return undefined;
+  return {
+    id: row.id,
+    summary: row.summary,
+    content: row.content,
+    tags: row.tags ?? [],
+    entities: row.entities ?? [],
+    source: row.source,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    accessCount: row.accessCount,
+    lastAccess: row.lastAccess,
+    turnIds: row.turnIds,
+  };
+}
+
+function toBody(r: Record<string, unknown>): Partial<IndexBody> {
+  if (typeof r.content !== "string") return {};
+  return {
+    content: r.content,
+    tags: JSON.parse(String(r.tags ?? "[]")) as string[],
+    entities: JSON.parse(String(r.entities ?? "[]")) as string[],
+  };
 }
 
 function toRow(r: Record<string, unknown>): IndexRow {

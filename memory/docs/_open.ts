@@ -41,6 +41,24 @@ export async function reconcileFiles(r: Reconcile): Promise<void> {
   }
 }
 
+/**
+ * Give the rows of an index from before bodies were kept (issue 14) their bodies from the
+ * files, once, in batches of 500 (a file that cannot be read is logged and keeps none).
+ */
+export async function fillBodies(r: Reconcile): Promise<void> {
+  const ids = r.db.withoutBody();
+  if (ids.length === 0) return;
+  r.logger.info("Copying document bodies into the index", { count: ids.length });
+  for (let i = 0; i < ids.length; i += 500) {
+    const records = await Promise.all(ids.slice(i, i + 500).map((id) => r.read(id)));
+    r.db.transaction(() => {
+      for (const record of records) {
+        if (record) r.db.setBody(record.document.id, record.document);
+      }
+    });
+  }
+}
+
 /** Load every document's words, and the vectors of `embedder`'s space, from the index. */
 export function loadMemoryIndex(
   db: DocIndexDb,

@@ -1,8 +1,8 @@
 /**
  * The document layer (ARCHITECTURE.md "Document Layer"): one JSON file per document under
- * memory/docs/, an index sidecar (SQLite: counters, vectors, analyzed words) and two
- * in-memory indexes (int8 vectors in wasm, BM25 postings), so a query never re-reads the
- * files. Query = dense cosine in the current space fused by rank with BM25 over the words.
+ * memory/docs/, an index sidecar (SQLite: counters, vectors, analyzed words, bodies) and two
+ * in-memory indexes (int8 vectors in wasm, BM25 postings), so a query never reads the files:
+ * its hits come from one select of their rows. Query = recall's dense/BM25 mix (recall/mix.ts).
  */
 import type {
   Clock,
@@ -17,14 +17,14 @@ import type {
 import { errorMessage } from "../../core/mod.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
-import { type DocIndexDb, type IndexRow, openDocIndex } from "./_index_db.ts";
+import { type DocIndexDb, openDocIndex, rowDocument } from "./_index_db.ts";
 import { mergeHits, mixScores } from "../recall/mix.ts";
 import { embedQuery, queryTerms, type RecallQuery } from "../recall/query.ts";
 import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
 import { Bm25Index } from "../text/bm25.ts";
 import { contentHash, type DocRecord, readDocFile, removeDocFile, writeDocFile } from "./_files.ts";
 import { DocVectors } from "./vectors.ts";
-import { loadMemoryIndex, reconcileFiles } from "./_open.ts";
+import { fillBodies, loadMemoryIndex, reconcileFiles } from "./_open.ts";
 
 /** A new document's record, as the store writes one (the evaluation builds its corpus by it). */
 export { newDocument } from "./_files.ts";
@@ -71,13 +71,15 @@ export class DocStore implements DocumentStore {
     await Deno.mkdir(options.dir, { recursive: true });
     const db = await openDocIndex(options.dir, options.logger);
     const store = new DocStore(options, db);
-    await reconcileFiles({
+    const reconcile = {
       db,
       dir: options.dir,
       logger: options.logger,
-      read: (id) => store.#read(id),
-      indexFound: (record) => store.#indexFound(record),
-    });
+      read: (id: string) => store.#read(id),
+      indexFound: (record: DocRecord) => store.#indexFound(record),
+    };
+    await reconcileFiles(reconcile);
+    await fillBodies(reconcile);
     loadMemoryIndex(db, { words: store.#words, vectors: store.#vectors }, options);
     return store;
   }
@@ -173,17 +175,18 @@ export class DocStore implements DocumentStore {
     const minDense = options.minDense ?? this.#o.minDense ?? 0.25;
     const fused = mixScores(mergeHits(dense, keyword), { dense: settings.denseWeight })
       .filter((h) => h.keyword !== undefined || (h.dense ?? 0) >= minDense).slice(0, k);
+    const rows = this.#db.documents(fused.map((h) => h.id));
     const hits: ScoredDocument[] = [];
     for (const hit of fused) {
-      const record = await this.#read(hit.id);
-      if (record) {
-        hits.push({
-          document: record.document,
-          score: hit.score,
-          dense: hit.dense,
-          keyword: hit.keyword !== undefined,
-        });
-      }
+      // A row without its body (its copy failed at open) is read from its file.
+      const document = rowDocument(rows.get(hit.id)) ?? (await this.#read(hit.id))?.document;
+      if (!document) continue;
+      hits.push({
+        document,
+        score: hit.score,
+        dense: hit.dense,
+        keyword: hit.keyword !== undefined,
+      });
     }
     if (options.touch && hits.length > 0) await this.#touch(hits.map((h) => h.document));
     return hits;
@@ -328,7 +331,7 @@ export class DocStore implements DocumentStore {
 
   #indexRow(record: DocRecord, terms: string[]): void {
     const d = record.document;
-    const row: IndexRow = { ...d, hash: record.hash, fingerprint: record.vector?.fingerprint };
+    const row = { ...d, hash: record.hash, fingerprint: record.vector?.fingerprint };
     this.#db.insert(row, terms.join(" "), record.vector?.vector);
   }
 

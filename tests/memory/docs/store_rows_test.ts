@@ -1,0 +1,72 @@
+/**
+ * A query's hits come from the index's rows (issue 14: one select, no file per hit), and an
+ * index from before bodies were kept gets them from the files when the store opens.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { createHashEmbedder } from "../../../memory/embed/hash.ts";
+import { createTextAnalyzer } from "../../../memory/text/keywords.ts";
+import { DocStore } from "../../../memory/docs/store.ts";
+import { ManualClock } from "../../fakes/clock.ts";
+import { MemoryLogger } from "../../fakes/logger.ts";
+
+const analyzer = await createTextAnalyzer();
+const embedder = createHashEmbedder({ dim: 256 });
+
+const NOTES = [
+  { content: "我家的猫叫咪咪，最喜欢吃金枪鱼", tags: ["猫"], entities: ["咪咪"] },
+  { content: "My sister Ann moved to Oslo last spring", tags: ["family"], entities: ["Ann"] },
+  { content: "The car needs new winter tyres before December", tags: [], entities: [] },
+];
+
+async function open(dir: string, logger = new MemoryLogger()) {
+  const clock = new ManualClock(Date.UTC(2026, 5, 1));
+  return await DocStore.open({ dir, embedder, analyzer, clock, logger });
+}
+
+/** Every document file in `dir` overwritten with bytes that do not parse. */
+async function breakFiles(dir: string): Promise<void> {
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.name.endsWith(".json")) await Deno.writeTextFile(join(dir, entry.name), "{oops");
+  }
+}
+
+Deno.test("DocStore.query takes its hits from the index rows, reading no document file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-docs-" });
+  try {
+    const store = await open(dir);
+    const ids = await store.insertMany(NOTES.map((n) => ({ ...n, source: "cli" })));
+    const stored = await store.get(ids[1]!.id);
+    await breakFiles(dir); // a query that read a file would skip its hit (and log it)
+    const [hit] = await store.query("where does my sister Ann live", { k: 1 });
+    assert.deepEqual(hit?.document, stored, "the whole document, as its file held it");
+    const [cat] = await store.query("猫喜欢吃什么", { k: 1 });
+    assert.deepEqual(cat?.document.entities, ["咪咪"]);
+    store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("DocStore fills the bodies of an index from before bodies were kept, from the files", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-docs-" });
+  try {
+    const first = await open(dir);
+    const ids = await first.insertMany(NOTES.map((n) => ({ ...n, source: "cli" })));
+    const stored = await first.get(ids[2]!.id);
+    first.close();
+    const db = new DatabaseSync(join(dir, "index.db"));
+    db.exec("update docs set content = null, tags = null, entities = null");
+    db.close();
+    const logger = new MemoryLogger();
+    const second = await open(dir, logger);
+    assert.ok(logger.lines.some((l) => /bodies/.test(l.msg)), "the copy is logged");
+    await breakFiles(dir);
+    const [hit] = await second.query("winter tyres", { k: 1 });
+    assert.deepEqual(hit?.document, stored);
+    second.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
