@@ -23,6 +23,7 @@ const ON_FIRST_USE: Record<string, string> = {
   "node:crypto": "a download, a backup, a model or a forgotten name",
   "node:fs/promises": "the health check's disk probe",
   "npm:diff": "the first changeset shown",
+  "web/_asset_texts.ts": "the first request for the page's scripts, stylesheet or icon",
 };
 
 interface InfoModule {
@@ -61,7 +62,8 @@ Deno.test("the daemon's folders reach no package of first use through a static i
     for (const dep of modules.get(specifier)?.dependencies ?? []) {
       if (dep.isDynamic || !dep.code) continue;
       const target = dep.code.specifier;
-      const name = [packageOf(target), dep.specifier].find((n) => n in ON_FIRST_USE);
+      const file = target.replace(ROOT.href, "");
+      const name = [packageOf(target), dep.specifier, file].find((n) => n in ON_FIRST_USE);
       if (name) {
         const via = [...path, specifier].map((s) => s.replace(ROOT.href, "")).join(" → ");
         found.push(`${name} (${ON_FIRST_USE[name]}) is imported at start: ${via}`);

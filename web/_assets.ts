@@ -1,34 +1,36 @@
 /**
  * The page's static files: the script bundles (web/build.ts), the stylesheet, the icon and the
- * web app manifest. They are embedded as text so one compiled binary carries the page (rebuild
- * the bundles with `deno task build:web`), served without a token (the login screen needs
- * them), and gzipped once for browsers that take it (a phone on the home wifi loads a third).
+ * web app manifest, served without a token (the login screen needs them), and gzipped once for
+ * browsers that take it (a phone on the home wifi loads a third). Their text (web/_asset_texts.ts)
+ * is loaded by the first request for one of them.
  */
 import type { Context, Env, Hono } from "hono";
-import APP_JS from "./ui/dist/app.js" with { type: "text" };
-import GRAPH_JS from "./ui/dist/graph.js" with { type: "text" };
-import MARKDOWN_JS from "./ui/dist/markdown.js" with { type: "text" };
-import APP_CSS from "./ui/app.css" with { type: "text" };
-import FAVICON from "./ui/favicon.svg" with { type: "text" };
-import MANIFEST from "./ui/manifest.webmanifest" with { type: "text" };
 
 const JS = "text/javascript; charset=utf-8";
 
-/** Path → [content type, body]. */
-const ASSETS: Record<string, [string, string]> = {
-  "/assets/app.js": [JS, APP_JS],
-  "/assets/graph.js": [JS, GRAPH_JS],
-  "/assets/markdown.js": [JS, MARKDOWN_JS],
-  "/assets/app.css": ["text/css; charset=utf-8", APP_CSS],
-  "/favicon.svg": ["image/svg+xml", FAVICON],
-  "/manifest.webmanifest": ["application/manifest+json", MANIFEST],
+/** Path → content type. */
+const ASSET_TYPES: Record<string, string> = {
+  "/assets/app.js": JS,
+  "/assets/graph.js": JS,
+  "/assets/markdown.js": JS,
+  "/assets/app.css": "text/css; charset=utf-8",
+  "/favicon.svg": "image/svg+xml",
+  "/manifest.webmanifest": "application/manifest+json",
 };
+
+let bodies: Promise<Record<string, string>> | undefined;
+
+/** The files' text, imported once. */
+function assetBodies(): Promise<Record<string, string>> {
+  return bodies ??= import("./_asset_texts.ts").then((m) => m.ASSET_BODIES);
+}
 
 /** Mount the static files on `app`; `/favicon.ico` (asked for by some browsers) gets the icon. */
 export function mountAssets<E extends Env>(app: Hono<E>): void {
-  for (const [path, [type, body]] of Object.entries(ASSETS)) {
-    const gzipped = lazyGzip(body);
+  for (const [path, type] of Object.entries(ASSET_TYPES)) {
+    const gzipped = lazyGzip(async () => (await assetBodies())[path]!);
     app.get(path, async (c: Context<E>) => {
+      const body = (await assetBodies())[path]!;
       c.header("content-type", type);
       // The same URL serves a new build after an upgrade: revalidate, never run stale code.
       c.header("cache-control", "no-cache");
@@ -49,11 +51,11 @@ function acceptsGzip(header: string | undefined): boolean {
   });
 }
 
-/** The gzip of `text`, made on first use and kept (the assets never change while running). */
-function lazyGzip(text: string): () => Promise<Uint8Array<ArrayBuffer>> {
+/** The gzip of `text()`, made on first use and kept (the assets never change while running). */
+function lazyGzip(text: () => Promise<string>): () => Promise<Uint8Array<ArrayBuffer>> {
   let made: Promise<Uint8Array<ArrayBuffer>> | undefined;
   return () =>
-    made ??= new Response(
-      new Blob([text]).stream().pipeThrough(new CompressionStream("gzip")),
-    ).bytes();
+    made ??= text().then((body) =>
+      new Response(new Blob([body]).stream().pipeThrough(new CompressionStream("gzip"))).bytes()
+    );
 }

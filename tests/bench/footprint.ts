@@ -36,7 +36,11 @@ const steps: [string, () => Promise<unknown>][] = [
   ["adapters/ (providers, Lua adapter runtime)", () => load("../../adapters/mod.ts")],
   ["memory/", () => load("../../memory/mod.ts")],
   ["plugins/ (host and built-ins)", () => load("../../plugins/mod.ts")],
-  ["web/ (with hono, the page's bundle)", () => load("../../web/mod.ts")],
+  ["web/ (with hono)", () => load("../../web/mod.ts")],
+  [
+    "lazy: the page's scripts and stylesheet (the first page load)",
+    () => load("../../web/_asset_texts.ts"),
+  ],
   ["lazy: jieba glue", () => load("jieba-wasm/web")],
   ["lazy: jieba wasm and dictionary (first Chinese text)", async () => {
     const memory = await load("../../memory/mod.ts") as typeof import("../../memory/mod.ts");
