@@ -141,6 +141,12 @@ export {
   SECRET_MASK,
 } from "./config/types.ts";
 export { ConfigRegistry } from "./config/registry.ts";
+export {
+  defineFieldTable,
+  type FieldSetting,
+  fieldTableDefaults,
+  readFieldTable,
+} from "./config/field_table.ts";
 export { registerCoreDefaults } from "./config/core_defaults.ts";
 export { ProviderManager, type SourceHealth } from "./llm/manager.ts";
 export {

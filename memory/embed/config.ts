@@ -1,6 +1,11 @@
 /** The embedding settings (`core.agent.embedding*`): zod-typed keys and their typed reading. */
 import { z } from "zod";
-import type { ConfigRegistry } from "../../core/mod.ts";
+import {
+  type ConfigRegistry,
+  defineFieldTable,
+  type FieldSetting,
+  readFieldTable,
+} from "../../core/mod.ts";
 
 /** Which vector space the daemon builds. */
 export type EmbeddingKind = "hash" | "static" | "onnx" | "http" | "tfidf";
@@ -41,19 +46,16 @@ const httpUrl = z.string().refine((v) => {
   }
 }, "expected an http:// or https:// URL");
 
-interface Key<T> {
-  field: keyof EmbeddingConfig;
-  key: string;
+/** A row whose default the compiler checks against its own schema. */
+interface Key<T> extends FieldSetting<EmbeddingConfig> {
   schema: z.ZodType<T>;
   default: T;
-  description: string;
-  secret?: boolean;
 }
 
-const key = <T>(k: Key<T>): Key<unknown> => k as Key<unknown>;
+const key = <T>(k: Key<T>): FieldSetting<EmbeddingConfig> => k;
 const P = "core.agent.embedding";
 
-const KEYS: readonly Key<unknown>[] = [
+const KEYS: readonly FieldSetting<EmbeddingConfig>[] = [
   key({
     field: "kind",
     key: P,
@@ -177,21 +179,10 @@ const KEYS: readonly Key<unknown>[] = [
 
 /** Define the `core.agent.embedding*` keys (restart to apply). Throws TypeError when called twice. */
 export function registerEmbeddingDefaults(registry: ConfigRegistry): void {
-  for (const k of KEYS) {
-    registry.define({
-      key: k.key,
-      schema: k.schema,
-      default: k.default,
-      description: k.description,
-      secret: k.secret,
-      restart: true,
-    });
-  }
+  defineFieldTable(registry, KEYS);
 }
 
 /** Read every embedding setting in effect from `registry` (keys must be registered). */
 export function readEmbeddingConfig(registry: ConfigRegistry): EmbeddingConfig {
-  return Object.fromEntries(
-    KEYS.map((k) => [k.field, registry.get(k.key)]),
-  ) as unknown as EmbeddingConfig;
+  return readFieldTable(registry, KEYS);
 }

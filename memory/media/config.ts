@@ -1,6 +1,13 @@
 /** The media settings (`core.memory.media.*`, the image encoder beside the text model). */
 import { z } from "zod";
-import type { ConfigRegistry, MediaLimits } from "../../core/mod.ts";
+import {
+  type ConfigRegistry,
+  defineFieldTable,
+  type FieldSetting,
+  fieldTableDefaults,
+  type MediaLimits,
+  readFieldTable,
+} from "../../core/mod.ts";
 
 /** Every media setting, typed. */
 export interface MediaConfig extends MediaLimits {
@@ -11,7 +18,7 @@ export interface MediaConfig extends MediaLimits {
   imageSize: number;
 }
 
-const KEYS = [
+const KEYS: readonly FieldSetting<MediaConfig>[] = [
   {
     field: "enabled",
     key: "core.memory.media.enabled",
@@ -55,29 +62,19 @@ const KEYS = [
     default: 0,
     description: "Input side of the image encoder; 0 reads it from the model (else 224)",
   },
-] as const;
+];
 
 /** The defaults as one typed object. */
 export const defaultMediaConfig: Readonly<MediaConfig> = Object.freeze(
-  Object.fromEntries(KEYS.map((k) => [k.field, k.default])) as unknown as MediaConfig,
+  fieldTableDefaults(KEYS),
 );
 
 /** Define the media keys (restart to apply). Throws TypeError when called twice. */
 export function registerMediaDefaults(registry: ConfigRegistry): void {
-  for (const k of KEYS) {
-    registry.define({
-      key: k.key,
-      schema: k.schema as z.ZodType<unknown>,
-      default: k.default,
-      description: k.description,
-      restart: true,
-    });
-  }
+  defineFieldTable(registry, KEYS);
 }
 
 /** Read the media settings in effect (keys must be registered). */
 export function readMediaConfig(registry: ConfigRegistry): MediaConfig {
-  return Object.fromEntries(
-    KEYS.map((k) => [k.field, registry.get(k.key)]),
-  ) as unknown as MediaConfig;
+  return readFieldTable(registry, KEYS);
 }
