@@ -33,6 +33,11 @@ export interface Embedder {
   readonly fingerprint: string;
   /** Length of every vector. */
   readonly dim: number;
+  /**
+   * Languages (ISO 639-1) the model behind the space was trained for, best first; absent when
+   * it does not say (recall then trusts its vectors in every script).
+   */
+  readonly languages?: readonly string[];
   /** What it embeds; `["text"]` for every provider so far. */
   readonly modalities: readonly Modality[];
   /** Embed `texts`, one vector each; an empty list resolves to an empty list. */

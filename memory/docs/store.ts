@@ -20,7 +20,11 @@ import type { TextAnalyzer } from "../text/keywords.ts";
 import { type DocIndexDb, openDocIndex, rowDocument } from "./_index_db.ts";
 import { mergeHits, mixScores } from "../recall/mix.ts";
 import { embedQuery, queryTerms, type RecallQuery } from "../recall/query.ts";
-import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
+import {
+  defaultRecallSettings,
+  denseWeightFor,
+  type RecallSettingsSource,
+} from "../recall/config.ts";
 import { Bm25Index } from "../text/bm25.ts";
 import { contentHash, type DocRecord, readDocFile, removeDocFile, writeDocFile } from "./_files.ts";
 import { DocVectors } from "./vectors.ts";
@@ -173,7 +177,9 @@ export class DocStore implements DocumentStore {
     const terms = queryTerms(query, this.#o.analyzer);
     const keyword = this.#words.search([...terms.keys()], pool, terms);
     const minDense = options.minDense ?? this.#o.minDense ?? 0.25;
-    const fused = mixScores(mergeHits(dense, keyword), { dense: settings.denseWeight })
+    const fused = mixScores(mergeHits(dense, keyword), {
+      dense: denseWeightFor(settings, query.turns),
+    })
       .filter((h) => h.keyword !== undefined || (h.dense ?? 0) >= minDense).slice(0, k);
     const rows = this.#db.documents(fused.map((h) => h.id));
     const hits: ScoredDocument[] = [];

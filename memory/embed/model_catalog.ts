@@ -50,7 +50,8 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   {
     name: "bge-small-zh-v15-q",
     description: "BAAI bge-small-zh-v1.5, int8 (Chinese first, some English)",
-    languages: ["zh", "en"],
+    // Trained on Chinese: its English vectors are weak, so recall weighs words there.
+    languages: ["zh"],
     dim: 512,
     pooling: "cls",
     prefix: "",

@@ -6,6 +6,7 @@
  * installed or loaded.
  * @module
  */
+import { catalogModelBySha } from "./model_catalog.ts";
 import { join } from "node:path";
 import { z } from "zod";
 import { checkName, EmbeddingError, errorMessage, type Logger } from "../../core/mod.ts";
@@ -137,6 +138,7 @@ export async function loadInstalledEmbedder(
     maxTokens: Math.min(manifest.maxTokens, options.maxTokens ?? manifest.maxTokens),
     lowercase: manifest.tokenizer.lowercase,
     expectedSha256: manifest.model.sha256,
+    languages: catalogModelBySha(manifest.model.sha256)?.languages,
     worker: options.worker,
   });
 }

@@ -45,6 +45,8 @@ export interface OnnxEmbedderOptions {
   maxTokens?: number;
   /** Lower-case input for a `vocab.txt` (a `tokenizer.json` says itself); default true. */
   lowercase?: boolean;
+  /** Languages the model was trained for (its catalogue entry); default not declared. */
+  languages?: readonly string[];
   /** Texts per session run; default 16. */
   batchSize?: number;
   /** Refuse the model file unless its SHA-256 is this (an installed model's manifest). */
@@ -118,6 +120,7 @@ export async function loadOnnxEmbedder(options: OnnxEmbedderOptions): Promise<On
       dim,
     }),
     dim,
+    languages: options.languages,
     modalities: ["text"] as readonly Modality[],
     where: backend.where,
     async embed(texts: readonly string[], opts: EmbedOptions = {}) {

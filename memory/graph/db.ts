@@ -30,7 +30,11 @@ import { around, keywordSeeds, overview, walk } from "./_recall.ts";
 import * as edit from "./_edit.ts";
 import { EntityVectors } from "./_entity_vectors.ts";
 import { mergeHits, mixScores } from "../recall/mix.ts";
-import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
+import {
+  defaultRecallSettings,
+  denseWeightFor,
+  type RecallSettingsSource,
+} from "../recall/config.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
 import {
   bulkEntities,
@@ -207,7 +211,9 @@ export class GraphDB implements GraphStore {
       byKeyword.map((id, rank) => ({ id: String(id), score: 1 / (1 + rank) })),
     );
     const settings = (this.#o.recall ?? (() => defaultRecallSettings(this.#o.embedder!)))();
-    return mixScores(candidates, { dense: settings.denseWeight }).map((c) => Number(c.id));
+    return mixScores(candidates, { dense: denseWeightFor(settings, keywords) }).map((c) =>
+      Number(c.id)
+    );
   }
 
   /** Active entities whose vector is close to `vector` (cosine ≥ minVectorScore), best first. */

@@ -20,7 +20,11 @@ import {
 import { Bm25Index } from "../text/bm25.ts";
 import { DocVectors } from "../docs/vectors.ts";
 import { mergeHits, mixScores } from "../recall/mix.ts";
-import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
+import {
+  defaultRecallSettings,
+  denseWeightFor,
+  type RecallSettingsSource,
+} from "../recall/config.ts";
 import { pathExists, writeFileAtomic } from "../home.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 
@@ -96,7 +100,9 @@ export class KnowledgeStore implements KnowledgeBase {
     const keyword = this.#bm25.search(words, size);
     const dense = await this.#dense(query, size, options.signal, options.vector);
     const settings = (this.#o.recall ?? (() => defaultRecallSettings(this.#o.embedder)))();
-    const mixed = mixScores(mergeHits(dense, keyword), { dense: settings.denseWeight });
+    const mixed = mixScores(mergeHits(dense, keyword), {
+      dense: denseWeightFor(settings, [query]),
+    });
     const wanted = new Set(words);
     return mixed.slice(0, k).map((hit): KnowledgeHit => {
       const item = this.#entries.get(hit.id)!;

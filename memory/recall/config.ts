@@ -6,11 +6,16 @@
 import { z } from "zod";
 import type { ConfigRegistry, Embedder } from "../../core/mod.ts";
 import { isSemantic, kindOf } from "../embed/kind.ts";
+import { scriptCoverage } from "./coverage.ts";
 
 /** What one recall uses. */
 export interface RecallSettings {
   /** Weight of the dense side (the keyword side gets the rest), for the space in use. */
   denseWeight: number;
+  /** Weight of the dense side for words in a script the model was not trained for. */
+  wordsWeight?: number;
+  /** Languages the space's model was trained for; absent: every script counts as covered. */
+  languages?: readonly string[];
   /** Recent turns in the query, the current input included. */
   turns: number;
   /** Weight of a turn relative to the one after it. */
@@ -84,11 +89,15 @@ export function markLifetimeFrom(registry: Pick<ConfigRegistry, "get">): () => M
 }
 
 /** The settings a store uses when none are handed in: the defaults for `embedder`'s space. */
-export function defaultRecallSettings(embedder: Pick<Embedder, "fingerprint">): RecallSettings {
+export function defaultRecallSettings(
+  embedder: Pick<Embedder, "fingerprint" | "languages">,
+): RecallSettings {
   return {
     denseWeight: isSemantic(kindOf(embedder.fingerprint))
       ? KEYS.dense.default
       : KEYS.denseWords.default,
+    wordsWeight: KEYS.denseWords.default,
+    languages: embedder.languages,
     turns: KEYS.turns.default,
     decay: KEYS.decay.default,
   };
@@ -109,12 +118,23 @@ export function registerRecallDefaults(registry: ConfigRegistry): void {
 /** The settings in `registry` (keys registered) for `embedder`'s space, read on each call. */
 export function recallSettingsFrom(
   registry: Pick<ConfigRegistry, "get">,
-  embedder: Pick<Embedder, "fingerprint">,
+  embedder: Pick<Embedder, "fingerprint" | "languages">,
 ): RecallSettingsSource {
   const semantic = isSemantic(kindOf(embedder.fingerprint));
   return () => ({
     denseWeight: registry.get<number>(semantic ? KEYS.dense.key : KEYS.denseWords.key),
+    wordsWeight: registry.get<number>(KEYS.denseWords.key),
+    languages: embedder.languages,
     turns: registry.get<number>(KEYS.turns.key),
     decay: registry.get<number>(KEYS.decay.key),
   });
+}
+
+/**
+ * The dense weight for a query of `texts`: the space's, moved toward the words-only weight by
+ * the share of the query's words in scripts the model was not trained for (coverage.ts).
+ */
+export function denseWeightFor(settings: RecallSettings, texts: readonly string[]): number {
+  const words = settings.wordsWeight ?? settings.denseWeight;
+  return words + (settings.denseWeight - words) * scriptCoverage(texts, settings.languages);
 }

@@ -11,7 +11,7 @@ import { Bm25Index } from "../text/bm25.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { type MixCandidate, mixScores } from "./mix.ts";
 import { embedQuery, queryTerms, type RecallQuery } from "./query.ts";
-import { defaultRecallSettings, type RecallSettings } from "./config.ts";
+import { defaultRecallSettings, denseWeightFor, type RecallSettings } from "./config.ts";
 
 /** A recalled item and where it came from. */
 export interface RecallItem {
@@ -101,7 +101,7 @@ export async function rankMemory(
     dense: dense[i],
     keyword: keyword.get(i),
   }));
-  for (const mixed of mixScores(candidates, { dense: settings.denseWeight })) {
+  for (const mixed of mixScores(candidates, { dense: denseWeightFor(settings, list) })) {
     items[Number(mixed.id)]!.score = mixed.score;
   }
   return items.sort((a, b) => b.score - a.score);

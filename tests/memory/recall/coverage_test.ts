@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import type { Embedder } from "../../../core/mod.ts";
+import { ManualClock } from "../../fakes/clock.ts";
+import { MemoryLogger } from "../../fakes/logger.ts";
+import { createTextAnalyzer, DocStore, rankMemory } from "../../../memory/mod.ts";
+import { scriptCoverage } from "../../../memory/recall/coverage.ts";
+import { defaultRecallSettings, denseWeightFor } from "../../../memory/recall/config.ts";
+
+Deno.test("scriptCoverage is the share of words in the scripts of the declared languages", () => {
+  assert.equal(scriptCoverage(["what did the doctor say"], ["zh"]), 0);
+  assert.equal(scriptCoverage(["我的猫不吃饭"], ["zh"]), 1);
+  assert.equal(scriptCoverage(["我的猫 my cat"], ["zh"]), 3 / 5);
+  assert.equal(scriptCoverage(["Мой кот"], ["en", "de"]), 0);
+  assert.equal(scriptCoverage(["what did the doctor say"], undefined), 1);
+  assert.equal(scriptCoverage(["what did the doctor say"], ["xx"]), 1, "unknown: trusted");
+  assert.equal(scriptCoverage(["42 ?!"], ["zh"]), 1, "no letters: nothing to judge");
+});
+
+Deno.test("denseWeightFor moves to the words weight for words outside the model's languages", () => {
+  const settings = { denseWeight: 0.7, wordsWeight: 0.3, languages: ["zh"], turns: 8, decay: 1 };
+  assert.equal(denseWeightFor(settings, ["我的猫不吃饭"]), 0.7);
+  assert.ok(Math.abs(denseWeightFor(settings, ["my cat is ill"]) - 0.3) < 1e-9);
+  assert.equal(denseWeightFor({ ...settings, languages: undefined }, ["my cat is ill"]), 0.7);
+});
+
+/** A Chinese model's weak English: "cat" lands on the weather's axis. */
+const chineseModel = (languages?: string[]): Embedder => ({
+  fingerprint: "onnx/zh-test@000000000000:v2-cls:2",
+  dim: 2,
+  languages,
+  modalities: ["text"],
+  embed: (texts) => Promise.resolve(texts.map(() => Float32Array.from([0, 1]))),
+});
+
+const event = (id: string, input: string, vector: number[], fingerprint: string) => ({
+  id,
+  role: "user" as const,
+  source: "cli",
+  channel: "cli",
+  input,
+  turnIds: [id],
+  timestamp: 0,
+  vector: { fingerprint, vector: Float32Array.from(vector) },
+});
+
+async function firstFor(embedder: Embedder, question: string): Promise<string | undefined> {
+  const dir = await Deno.makeTempDir();
+  const analyzer = await createTextAnalyzer();
+  const documents = await DocStore.open({
+    dir,
+    embedder,
+    analyzer,
+    clock: new ManualClock(),
+    logger: new MemoryLogger(),
+  });
+  try {
+    const events = [
+      event("cat", "my cat Mimi sleeps on the sofa", [1, 0], embedder.fingerprint),
+      event("rain", "rain all day tomorrow", [0, 1], embedder.fingerprint),
+    ];
+    const ranked = await rankMemory(question, { embedder, analyzer, events, documents }, {
+      settings: defaultRecallSettings(embedder),
+    });
+    return ranked[0]?.event?.id;
+  } finally {
+    documents.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("An English query to a model trained for Chinese is ranked by its words", async () => {
+  assert.equal(await firstFor(chineseModel(["zh"]), "how is my cat"), "cat");
+  // A model that declares nothing keeps the dense weight: its vector wins here.
+  assert.equal(await firstFor(chineseModel(undefined), "how is my cat"), "rain");
+});
