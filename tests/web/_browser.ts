@@ -3,6 +3,7 @@ import { type Browser, chromium } from "playwright-core";
 import { RecentContext } from "../../core/mod.ts";
 import { GraphDB } from "../../memory/mod.ts";
 import { TextLog } from "../../memory/log/text_log.ts";
+import { spaceLayers } from "../../memory/space_status.ts";
 import {
   agentChatPort,
   agentEventsPort,
@@ -117,6 +118,7 @@ export async function serveApp(): Promise<ServedApp> {
         embedding: {
           fingerprint: "hash-ngram:v1:512",
           semantic: false,
+          layers: spaceLayers("hash", []),
           reembed: { state: "done", done: 0, total: 0 },
         },
       },

@@ -71,6 +71,13 @@ browserTest(
     await page.locator(".space[data-space='hash-ngram:v1:512'] code", {
       hasText: "homeagent memory model install",
     }).waitFor();
+    // Each missing layer says so, with how to enable it.
+    await page.locator(".space li[data-layer='model'][data-state='not_configured']", {
+      hasText: "homeagent memory model install",
+    }).waitFor();
+    await page.locator(".space li[data-layer='word_vectors'][data-state='not_configured']", {
+      hasText: "core.agent.embedding_model_path",
+    }).waitFor();
     await page.locator(".node-list button", { hasText: "Alice" }).click();
     await page.locator("#entity blockquote", { hasText: "moved to Paris" }).waitFor();
     await shot("04-memory-graph");

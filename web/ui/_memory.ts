@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { loadGraphCanvas } from "./_lazy.ts";
 import { api, messageOf, send } from "./_api.ts";
 import { t } from "./_i18n.ts";
+import { SpaceLine } from "./_space.ts";
 
 interface Entity {
   id: number;
@@ -323,53 +324,6 @@ function ContextTab() {
         )
       ),
     ),
-  );
-}
-
-interface SpaceStatus {
-  fingerprint: string;
-  semantic: boolean;
-  hint?: string;
-  reembed: { state: string; done: number; total: number };
-}
-
-/** Which vector space memory uses, re-embedding progress, and how to get recall by meaning. */
-function SpaceLine() {
-  const [space, setSpace] = useState<SpaceStatus | undefined>();
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let live = true;
-    const poll = () =>
-      api<{ memory?: { embedding?: SpaceStatus } }>("/api/v1/status").then((s) => {
-        if (!live) return;
-        setSpace(s.memory?.embedding);
-        if (s.memory?.embedding?.reembed.state === "running") timer = setTimeout(poll, 5000);
-      }, () => {});
-    poll();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, []);
-  if (!space) return null;
-  const { reembed } = space;
-  return h(
-    "p",
-    { class: "space", "data-space": space.fingerprint },
-    h("small", null, `${t("vectorSpace")}: ${space.fingerprint}`),
-    reembed.state === "running"
-      ? h("small", null, ` — ${t("reembedding", { done: reembed.done, total: reembed.total })}`)
-      : null,
-    space.semantic ? null : [
-      h("br", null),
-      h(
-        "small",
-        { class: "hint" },
-        t("wordsOnly"),
-        " ",
-        h("code", null, "homeagent memory model install"),
-      ),
-    ],
   );
 }
 

@@ -336,6 +336,12 @@ export const CORE_SETTING_TEXT = {
     "The same for a words-only space (hash, tfidf), whose vectors are weak.",
     "纯词语向量空间（hash、tfidf）的同一权重，这类向量较弱。",
   ],
+  "core.memory.recall.dense_weight_foreign": [
+    "Vector weight, other scripts",
+    "其他文字的向量权重",
+    "The same for query words in a script the model was not trained for (English for a Chinese model).",
+    "查询中模型未训练过的文字（如中文模型遇到英文）所用的同一权重。",
+  ],
   "core.memory.recall.turns": [
     "Turns recall looks at",
     "回忆参考的轮数",

@@ -3,7 +3,7 @@ import type { Embedder } from "../../../core/mod.ts";
 import { ManualClock } from "../../fakes/clock.ts";
 import { MemoryLogger } from "../../fakes/logger.ts";
 import { createTextAnalyzer, DocStore, rankMemory } from "../../../memory/mod.ts";
-import { scriptCoverage } from "../../../memory/recall/coverage.ts";
+import { scriptCoverage } from "../../../memory/text/scripts.ts";
 import { defaultRecallSettings, denseWeightFor } from "../../../memory/recall/config.ts";
 
 Deno.test("scriptCoverage is the share of words in the scripts of the declared languages", () => {
@@ -16,10 +16,12 @@ Deno.test("scriptCoverage is the share of words in the scripts of the declared l
   assert.equal(scriptCoverage(["42 ?!"], ["zh"]), 1, "no letters: nothing to judge");
 });
 
-Deno.test("denseWeightFor moves to the words weight for words outside the model's languages", () => {
-  const settings = { denseWeight: 0.7, wordsWeight: 0.3, languages: ["zh"], turns: 8, decay: 1 };
+Deno.test("denseWeightFor moves to the foreign weight for words outside the model's languages", () => {
+  const settings = { denseWeight: 0.7, foreignWeight: 0.1, languages: ["zh"], turns: 8, decay: 1 };
   assert.equal(denseWeightFor(settings, ["我的猫不吃饭"]), 0.7);
-  assert.ok(Math.abs(denseWeightFor(settings, ["my cat is ill"]) - 0.3) < 1e-9);
+  assert.ok(Math.abs(denseWeightFor(settings, ["my cat is ill"]) - 0.1) < 1e-9);
+  assert.ok(Math.abs(denseWeightFor(settings, ["我的猫 my cat"]) - (0.1 + 0.6 * 3 / 5)) < 1e-9);
+  assert.equal(defaultRecallSettings({ fingerprint: "onnx/x@0:v2-cls:2" }).foreignWeight, 0);
   assert.equal(denseWeightFor({ ...settings, languages: undefined }, ["my cat is ill"]), 0.7);
 });
 
