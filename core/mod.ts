@@ -191,6 +191,8 @@ export {
 export {
   type EntityPatch,
   formatFact,
+  type GraphEntityType,
+  type GraphFilter,
   type GraphIntrospection,
   type GraphStore,
   type MergeResult,

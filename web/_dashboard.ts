@@ -1,6 +1,6 @@
 /**
- * The dashboard's data: settings, memory (graph, documents, context window), knowledge,
- * plugins, LLM sources and residents. Each part answers 501 when its port is not wired.
+ * The dashboard's data: settings, knowledge, plugins, LLM sources and residents (memory's routes
+ * are _memory_routes.ts). Each part answers 501 when its port is not wired.
  */
 import type { Env, Hono } from "hono";
 import { z } from "zod";
@@ -9,7 +9,6 @@ import {
   checkPluginName,
   type ConfigDescription,
   type ConfigEntry,
-  type GraphRecall,
   namePathProblem,
 } from "../core/mod.ts";
 import type { WebDeps } from "./ports.ts";
@@ -23,14 +22,6 @@ const SettingBody = z.union([
   z.object({ text: z.string().max(100_000) }),
   z.object({ unset: z.literal(true) }),
 ]);
-const ForgetBody = z.object({ name: z.string().min(1).max(1000) });
-const RelationBody = z.object({
-  type: z.string().min(1).max(200).optional(),
-  target: z.string().min(1).max(500).optional(),
-  confidence: z.number().min(0).max(1).optional(),
-  status: z.enum(["active", "deleted"]).optional(),
-  close: z.boolean().optional(),
-});
 const KnowledgeBody = z.object({
   name: z.string().superRefine((name, ctx) => {
     const why = namePathProblem(name);
@@ -84,10 +75,6 @@ export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void
     deps.settings ?? (() => {
       throw notWired("settings registry");
     })();
-  const memory = () =>
-    deps.memory ?? (() => {
-      throw notWired("memory view");
-    })();
   const knowledge = () =>
     deps.knowledge ?? (() => {
       throw notWired("knowledge base");
@@ -110,52 +97,6 @@ export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void
     else settings().set(key, body.value);
     const entry = settings().list(key).find((e) => e.key === key);
     return c.json({ setting: entry && view(entry) });
-  });
-
-  app.get("/api/v1/memory/graph", async (c) => {
-    const q = (c.req.query("q") ?? "").trim();
-    const limit = clampInt(c.req.query("limit"), 150, 1, 500);
-    const keywords = q === "" ? [] : q.split(/[\s,，]+/).filter((k) => k !== "");
-    const recall = await memory().graph.recall({ keywords, depth: q === "" ? 1 : 2, limit });
-    return c.json(withEndpoints(recall));
-  });
-  app.get("/api/v1/memory/entities/:name", async (c) => {
-    const name = c.req.param("name");
-    const entity = await memory().graph.entity(name);
-    if (!entity) throw new HttpError(404, "not_found", `No entity "${name}"`);
-    const relations = await memory().graph.history(entity.name, { limit: 200 });
-    return c.json({ entity, relations });
-  });
-  app.delete("/api/v1/memory/entities/:name", async (c) => {
-    return c.json(await memory().graph.deleteEntity(c.req.param("name")));
-  });
-  app.patch("/api/v1/memory/relations/:id", async (c) => {
-    const patch = await parseBody(c, RelationBody);
-    return c.json({
-      relation: await memory().graph.editRelation(relationId(c.req.param("id")), patch),
-    });
-  });
-  app.delete("/api/v1/memory/relations/:id", async (c) => {
-    const relation = await memory().graph.editRelation(relationId(c.req.param("id")), {
-      status: "deleted",
-    });
-    return c.json({ relation });
-  });
-  // Forget a name everywhere (graph, documents, context window, text log), leaving a tombstone.
-  app.post("/api/v1/memory/forget", async (c) => {
-    const { name } = await parseBody(c, ForgetBody);
-    const forget = memory().forget;
-    if (!forget) throw notWired("forget action");
-    return c.json({ report: await forget(name) });
-  });
-  app.get("/api/v1/memory/documents", async (c) => {
-    const query = (c.req.query("q") ?? "").trim();
-    const limit = clampInt(c.req.query("limit"), 50, 1, 500);
-    return c.json({ documents: await memory().documents({ query: query || undefined, limit }) });
-  });
-  app.get("/api/v1/memory/context", async (c) => {
-    const q = (c.req.query("q") ?? "").trim();
-    return c.json(await memory().context(q === "" ? undefined : q));
   });
 
   app.get("/api/v1/knowledge", async (c) => c.json({ entries: await knowledge().list() }));
@@ -214,6 +155,14 @@ export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void
         throw new HttpError(404, "not_found", "Plugin actions are enable, disable and reload");
     }
   });
+  // Uninstall: an installed plugin only (the registry refuses a built-in: it is the program's).
+  app.delete("/api/v1/plugins/:name", async (c) => {
+    const name = checkPluginName(c.req.param("name"));
+    const port = plugins();
+    if (!port.uninstall) throw notWired("plugin uninstall");
+    await port.uninstall(name);
+    return c.json({ uninstalled: name });
+  });
 
   app.get("/api/v1/llm", (c) => {
     if (!deps.llm) throw notWired("LLM source list");
@@ -227,33 +176,4 @@ export function mountDashboard<E extends Env>(app: Hono<E>, deps: WebDeps): void
     if (!deps.agents) throw notWired("resident list");
     return c.json({ residents: deps.agents.list() });
   });
-}
-
-/** Relations plus every entity they touch, so the page can draw each edge. */
-function withEndpoints(recall: GraphRecall): GraphRecall {
-  const names = new Set(recall.entities.map((e) => e.name));
-  const extra = new Map<string, GraphRecall["entities"][number]>();
-  let next = -1;
-  for (const r of recall.relations) {
-    for (const name of [r.source, r.target]) {
-      if (names.has(name) || extra.has(name)) continue;
-      extra.set(name, { id: next--, name, type: "", mentions: 0, createdAt: 0, updatedAt: 0 });
-    }
-  }
-  return { entities: [...recall.entities, ...extra.values()], relations: recall.relations };
-}
-
-function relationId(text: string): number {
-  const id = Number(text);
-  if (!Number.isInteger(id) || id < 1) {
-    throw new HttpError(400, "bad_request", `Bad relation id "${text}"`);
-  }
-  return id;
-}
-
-function clampInt(text: string | undefined, fallback: number, min: number, max: number): number {
-  const n = Number(text);
-  return text === undefined || !Number.isFinite(n)
-    ? fallback
-    : Math.min(max, Math.max(min, Math.trunc(n)));
 }

@@ -58,7 +58,16 @@ export async function parseBody<T>(c: Context, schema: z.ZodType<T>): Promise<T>
   } catch {
     throw new HttpError(400, "bad_request", "Body must be JSON");
   }
-  const parsed = schema.safeParse(body);
+  return checked(schema, body);
+}
+
+/** Parse the query string against `schema` (each parameter's first value); 400 as parseBody. */
+export function parseQuery<T>(c: Context, schema: z.ZodType<T>): T {
+  return checked(schema, c.req.query());
+}
+
+function checked<T>(schema: z.ZodType<T>, input: unknown): T {
+  const parsed = schema.safeParse(input);
   if (!parsed.success) {
     const issues = parsed.error.issues;
     const detail = issues

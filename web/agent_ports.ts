@@ -6,6 +6,7 @@ import {
   EPHEMERAL_META,
   type GraphStore,
   type KnowledgeBase,
+  type MemoryDocument,
   type MemoryForgetter,
   NO_TOOLS_META,
   type RelevanceContext,
@@ -13,6 +14,7 @@ import {
 import type {
   ChatPort,
   ContextView,
+  DocumentText,
   DocumentView,
   EventsPort,
   KnowledgePort,
@@ -60,6 +62,8 @@ export interface MemoryParts {
   /** The working window; scores need a RelevanceContext, a plain window shows none. */
   context: Pick<RelevanceContext, "events"> & Partial<Pick<RelevanceContext, "scores">>;
   documents: MemoryPort["documents"];
+  /** One document read whole; absent: its route answers 501. */
+  document?: MemoryPort["document"];
   /** Forgetting across every tier; absent: the forget route answers 501. */
   forget?: MemoryForgetter;
 }
@@ -70,6 +74,7 @@ export function memoryPort(parts: MemoryParts): MemoryPort {
   return {
     graph: parts.graph,
     documents: parts.documents,
+    ...(parts.document ? { document: parts.document } : {}),
     ...(forgetter ? { forget: (name: string) => forgetter.forget(name) } : {}),
     async context(query) {
       const events = parts.context.events();
@@ -115,6 +120,26 @@ export function knowledgeBasePort(kb: KnowledgeBase): KnowledgePort {
 export interface DocumentSource extends Pick<DocumentStore, "query"> {
   /** The `limit` newest documents' index rows (no file read). */
   recent(limit: number): DocumentView[];
+  /** One document by id (not counted as an access). */
+  get(id: string): Promise<MemoryDocument | undefined>;
+}
+
+/** One document as the memory view reads it whole. */
+export function documentReader(store: DocumentSource): NonNullable<MemoryPort["document"]> {
+  return async (id) => {
+    const d = await store.get(id);
+    if (!d) return undefined;
+    const { summary, content, source, createdAt, accessCount, turnIds } = d;
+    return {
+      id: d.id,
+      summary,
+      content,
+      source,
+      createdAt,
+      accessCount,
+      turnIds,
+    } satisfies DocumentText;
+  };
 }
 
 /** The memory view's documents: a search (not counted as an access), or the newest ones. */

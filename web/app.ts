@@ -15,6 +15,7 @@ import { apiError, errorResponse, HttpError, notWired, parseBody } from "./_http
 import { mountDashboard, UPLOAD_PATH } from "./_dashboard.ts";
 import { mountOpenAI, openAIError } from "./openai.ts";
 import { mountPluginRoutes } from "./_plugin_routes.ts";
+import { mountMemoryRoutes } from "./_memory_routes.ts";
 import { mountSkills } from "./_skills.ts";
 import { MEDIA_PATH, mountMedia, refsOf } from "./_media.ts";
 import { mountAssets } from "./_assets.ts";
@@ -156,6 +157,7 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
   });
 
   mountPluginRoutes(app, deps);
+  mountMemoryRoutes(app, deps);
   mountDashboard(app, deps);
   mountSkills(app, deps);
   mountMedia(app, deps);

@@ -10,6 +10,8 @@ import type {
   ConversationHistory,
   ForgetReport,
   GraphEntity,
+  GraphEntityType,
+  GraphFilter,
   GraphRecall,
   GraphRelation,
   KernelEvent,
@@ -81,6 +83,11 @@ export interface GraphPort {
   history(name: string, options?: { limit?: number }): Promise<GraphRelation[]>;
   editRelation(id: number, patch: RelationPatch): Promise<GraphRelation>;
   deleteEntity(name: string): Promise<{ relations: number }>;
+  /** Facts by entity type and time, closed and deleted ones when a time asks for them. */
+  browse(filter: GraphFilter): Promise<GraphRecall>;
+  /** Every version of one fact, oldest first; rejects `graph_not_found`. */
+  versions(id: number): Promise<GraphRelation[]>;
+  entityTypes(): Promise<GraphEntityType[]>;
 }
 
 /** A document as the memory view lists it. */
@@ -92,6 +99,12 @@ export interface DocumentView {
   createdAt: number;
   accessCount?: number;
   score?: number;
+}
+
+/** One document read whole: its text is the conversation it archived. */
+export interface DocumentText extends DocumentView {
+  content: string;
+  turnIds: string[];
 }
 
 /** A context-window event with its relevance to the query. */
@@ -109,6 +122,8 @@ export interface ContextView {
 export interface MemoryPort {
   graph: GraphPort;
   documents(options: { query?: string; limit: number }): Promise<DocumentView[]>;
+  /** One document with its text (not counted as an access); undefined when absent. */
+  document?(id: string): Promise<DocumentText | undefined>;
   /** The working window, oldest first, scored against `query` (default: the newest event). */
   context(query?: string): Promise<{ query: string; events: ContextView[] }>;
   /** Forget a name in every tier (memory forget); rejects with NameError on a bad name. */
@@ -142,10 +157,29 @@ export interface PluginView {
   error?: string;
   /** Crashes in the last 5 minutes. */
   crashes?: number;
+  /** Restarts after a crash since HomeAgent started, and the last crash. */
+  restarts?: number;
+  lastCrash?: { at: number; reason: string };
+  /** What it is for (an installed plugin's manifest). */
+  description?: string;
+  /** What its manifest asks for (installed plugins). */
+  permissions?: PluginPermissionsView;
+  /** A built-in the owner may turn off (`core.plugins.<name>.enabled`). */
+  optional?: boolean;
   tools?: string[];
   channels?: string[];
   /** The plugin's settings, secrets masked. */
   settings?: { key: string; value: unknown }[];
+}
+
+/** A manifest's declared permissions and capabilities. */
+export interface PluginPermissionsView {
+  capabilities: string[];
+  read: string[];
+  write: string[];
+  net: string[];
+  env: string[];
+  run: string[];
 }
 
 /** The plugin registry. Each call may throw PluginError (shown as 400) or HomeAgentError. */
@@ -154,6 +188,8 @@ export interface PluginsPort {
   enable(name: string): Promise<PluginView>;
   disable(name: string): Promise<PluginView>;
   reload(name: string): Promise<PluginView>;
+  /** Stop an installed plugin and delete its folder; a built-in is refused (PluginError). */
+  uninstall?(name: string): Promise<void>;
   /** Install a .hmap package (a zip with plugin.json at its root). */
   install(bytes: Uint8Array): Promise<PluginView>;
   /** What a package asks for (verified, not installed): shown before the owner confirms. */

@@ -34,6 +34,7 @@ import type {
 import {
   agentChatPort,
   agentEventsPort,
+  documentReader,
   type DocumentSource,
   documentsPort,
   knowledgeBasePort,
@@ -150,6 +151,7 @@ export function serveWeb(options: ServeWebOptions): WebServer {
       graph: memory.graph,
       context: memory.context,
       documents: documentsPort(memory.documents),
+      document: documentReader(memory.documents),
       forget: memory.forget,
     }),
     plugins: options.plugins.registry,

@@ -31,6 +31,31 @@ export interface RelationPatch {
   status?: "active" | "deleted";
   /** Close the fact now (`validTo` = the store's clock); a closed fact stays in history. */
   close?: boolean;
+  /**
+   * Reopen a closed fact (`validTo` cleared): the undo of close. Refused (`graph_conflict`)
+   * while a single-valued predicate has another open value for the same subject.
+   */
+  reopen?: boolean;
+}
+
+/** What the memory view browses: facts by the types of their entities and by time. */
+export interface GraphFilter {
+  /** Only facts touching an entity these keywords find (as recall seeds them). */
+  keywords?: readonly string[];
+  /** Only facts with an end of one of these entity types. */
+  types?: readonly string[];
+  /** Facts true at this instant (ms), closed ones included; deleted ones never. */
+  validAt?: number;
+  /** Facts created or changed (closed, deleted, edited) since this instant (ms). */
+  changedSince?: number;
+  /** Most facts returned, newest change first; default 150. */
+  limit?: number;
+}
+
+/** An entity type and how many active entities have it. */
+export interface GraphEntityType {
+  type: string;
+  entities: number;
 }
 
 /** A look at the whole graph for `memory_introspect`. */
@@ -76,6 +101,18 @@ export interface GraphStore extends GraphMemory {
   editEntity(name: string, patch: EntityPatch): Promise<GraphEntity>;
   /** Change, close, delete or restore one relation by id. */
   editRelation(id: number, patch: RelationPatch): Promise<GraphRelation>;
+  /**
+   * Facts matching `filter` with the entities they touch. Without a time bound only open,
+   * active facts; unlike recall it reaches closed and deleted facts when a time asks for them.
+   */
+  browse(filter: GraphFilter): Promise<GraphRecall>;
+  /**
+   * Every version of fact `id`, oldest first: the facts of its subject and predicate (of its
+   * object too when the predicate holds many values), closed and deleted ones included.
+   */
+  versions(id: number): Promise<GraphRelation[]>;
+  /** The types of the active entities with their counts, most used first. */
+  entityTypes(): Promise<GraphEntityType[]>;
   /** Counts, the most mentioned entities and the newest facts. */
   introspect(options?: { top?: number; recent?: number }): Promise<GraphIntrospection>;
 }

@@ -250,9 +250,33 @@ export function editRelation(g: GraphSql, id: number, patch: RelationPatch): voi
   if (patch.confidence !== undefined) set("confidence", Math.min(1, Math.max(0, patch.confidence)));
   if (patch.status !== undefined) set("status", patch.status);
   if (patch.close) set("valid_to", BigInt(Math.max(now, Number(row.valid_from))));
+  if (patch.reopen) {
+    checkReopen(g, id);
+    set("valid_to", null);
+  }
   if (sets.length === 0) return;
   set("updated_at", BigInt(now));
   g.run(`update relations set ${sets.join(", ")} where id = ?`, ...values, BigInt(id));
+}
+
+/** A single-valued fact reopens only while no other value of it is open (two homes at once). */
+function checkReopen(g: GraphSql, id: number): void {
+  const row = g.get("select source_id, type from relations where id = ?", BigInt(id))!;
+  if (!isSingleValued(String(row.type))) return;
+  const other = g.get(
+    `select t.name from relations r join entities t on t.id = r.target_id
+     where r.source_id = ? and r.type = ? and r.id != ? and r.status = 'active'
+       and r.valid_to is null limit 1`,
+    int(row.source_id),
+    String(row.type),
+    BigInt(id),
+  );
+  if (other) {
+    throw new HomeAgentError(
+      "graph_conflict",
+      `Cannot reopen fact ${id}: "${row.type}" holds one value and "${other.name}" is open now; close that first`,
+    );
+  }
 }
 
 /** Counts, top entities and newest facts. */

@@ -10,6 +10,8 @@ import {
   type Embedder,
   type EntityPatch,
   type GraphEntity,
+  type GraphEntityType,
+  type GraphFilter,
   type GraphIntrospection,
   type GraphQuery,
   type GraphRecall,
@@ -28,6 +30,7 @@ import { GraphSql } from "./_rows.ts";
 import { commitNewTriples, commitTriples } from "./_commit.ts";
 import { around, keywordSeeds, overview, walk } from "./_recall.ts";
 import * as edit from "./_edit.ts";
+import { browse, entityTypes, versionIds } from "./_browse.ts";
 import { EntityVectors } from "./_entity_vectors.ts";
 import { mergeHits, mixScores } from "../recall/mix.ts";
 import {
@@ -303,6 +306,18 @@ export class GraphDB implements GraphStore {
       withTransaction(this.#g.db, () => edit.editRelation(this.#g, id, patch));
       return this.#g.relations([id])[0]!;
     });
+  }
+
+  browse(filter: GraphFilter): Promise<GraphRecall> {
+    return settle(() => browse(this.#g, filter));
+  }
+
+  versions(id: number): Promise<GraphRelation[]> {
+    return settle(() => this.#g.relations(versionIds(this.#g, id)));
+  }
+
+  entityTypes(): Promise<GraphEntityType[]> {
+    return settle(() => entityTypes(this.#g));
   }
 
   introspect(options: { top?: number; recent?: number } = {}): Promise<GraphIntrospection> {

@@ -16,7 +16,7 @@ import {
 import type { PluginServices } from "./api.ts";
 import { HMAP_MAX_BYTES, readHmap } from "./hmap.ts";
 import { placeHmap, recoverInstalls, removeInstalled } from "./install.ts";
-import { PLUGIN_NAME } from "./manifest.ts";
+import { PLUGIN_NAME, readManifest } from "./manifest.ts";
 import type { ChannelLimits } from "./limits.ts";
 import { type PermissionReview, reviewManifest } from "./review.ts";
 import {
@@ -155,6 +155,8 @@ export class PluginRegistry {
 
   async #loadDir(entry: SupervisedPlugin, dir: string): Promise<LoadedPlugin> {
     const o = this.#options;
+    // Read apart from loading, so a plugin that cannot start still shows what it asks for.
+    entry.manifest = await readManifest(dir).catch(() => undefined);
     const loaded = await loadInstalled(dir, entry.name, {
       clock: o.clock,
       kernelVersion: o.kernelVersion,
@@ -211,7 +213,12 @@ export class PluginRegistry {
 
   /** Every plugin and its state. */
   list(): PluginInfo[] {
-    return [...this.#entries.values()].map((e) => e.info());
+    return [...this.#entries.values()].map((e) => this.#info(e));
+  }
+
+  #info(entry: SupervisedPlugin): PluginInfo {
+    const info = entry.info();
+    return this.#optional.has(entry.name) ? { ...info, optional: true } : info;
   }
 
   /** Every output channel (for `output_list_channels`). */
@@ -225,7 +232,7 @@ export class PluginRegistry {
 
   /** One plugin's info. Throws PluginError when unknown. */
   info(name: string): PluginInfo {
-    return this.#get(name).info();
+    return this.#info(this.#get(name));
   }
 
   #get(name: string): SupervisedPlugin {

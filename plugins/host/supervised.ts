@@ -14,6 +14,7 @@ import {
   type TimerHandle,
 } from "../../core/mod.ts";
 import type { LoadedPlugin } from "./loader.ts";
+import type { Manifest } from "./manifest.ts";
 import { type HostConfig, PLUGIN_HOST_KEYS } from "./settings.ts";
 import { CrashPolicy, type CrashPolicyOptions, startWithin } from "./supervisor.ts";
 
@@ -29,6 +30,16 @@ export interface PluginInfo {
   error?: string;
   /** Crashes in the last 5 minutes. */
   crashes: number;
+  /** Restarts after a crash since the registry started it (each attempt counts). */
+  restarts: number;
+  /** The newest crash: when (wall clock, ms) and why. */
+  lastCrash?: { at: number; reason: string };
+  /** What it is for, from its manifest (installed plugins). */
+  description?: string;
+  /** What its manifest asks for (installed plugins). */
+  permissions?: PluginPermissions;
+  /** A built-in the owner may turn off (`core.plugins.<name>.enabled`). */
+  optional?: boolean;
   pid?: number;
   /** Bytes a Lua plugin's VM holds. */
   memoryBytes?: number;
@@ -37,6 +48,16 @@ export interface PluginInfo {
   channels: string[];
   /** The plugin's settings (`plugin.<name>.*`), secrets masked. */
   settings: { key: string; value: unknown }[];
+}
+
+/** A manifest's declared permissions and capabilities, as `list` shows them. */
+export interface PluginPermissions {
+  capabilities: string[];
+  read: string[];
+  write: string[];
+  net: string[];
+  env: string[];
+  run: string[];
 }
 
 /** What every supervised plugin of one registry shares. */
@@ -60,9 +81,13 @@ export class SupervisedPlugin {
   /** Its folder under <home>/plugins (installed plugins). */
   dir?: string;
   sha256?: string;
+  /** Its plugin.json, once read (installed plugins). */
+  manifest?: Manifest;
   state: PluginInfo["state"] = "stopped";
   error?: string;
   readonly policy: CrashPolicy;
+  #restarts = 0;
+  #lastCrash?: { at: number; reason: string };
   #host: SupervisionHost;
   #make: () => Promise<LoadedPlugin>;
   #loaded?: LoadedPlugin;
@@ -152,6 +177,7 @@ export class SupervisedPlugin {
     this.#detach?.();
     this.#detach = undefined;
     const { agent, clock, logger } = this.#host;
+    this.#lastCrash = { at: clock.now(), reason };
     agent.events.publish({ type: "plugin_crashed", plugin: this.name, reason });
     const decision = this.policy.crashed(clock.monotonic());
     if (!decision.restart) {
@@ -176,6 +202,7 @@ export class SupervisedPlugin {
     });
     this.#restart = clock.setTimer(decision.delayMs, () => {
       this.#restart = undefined;
+      this.#restarts++;
       void this.start().then((ok) => {
         if (!ok) this.crashed(null, this.error ?? "start failed");
       });
@@ -185,6 +212,7 @@ export class SupervisedPlugin {
   /** What `plugin list` shows: state, process, and what it registered. */
   info(): PluginInfo {
     const { agent, config } = this.#host;
+    const m = this.manifest;
     return {
       name: this.name,
       kind: this.kind,
@@ -192,6 +220,10 @@ export class SupervisedPlugin {
       state: this.state,
       error: this.error,
       crashes: this.policy.recent,
+      restarts: this.#restarts,
+      ...(this.#lastCrash ? { lastCrash: this.#lastCrash } : {}),
+      ...(m?.description ? { description: m.description } : {}),
+      ...(m ? { permissions: { capabilities: m.capabilities, ...m.permissions } } : {}),
       pid: this.#loaded?.process?.(),
       memoryBytes: this.#loaded?.memory?.(),
       sha256: this.sha256,

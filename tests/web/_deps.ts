@@ -140,6 +140,15 @@ export function fakeWeb(options: { reply?: (text: string) => Reply | undefined }
             return Promise.resolve(r);
           },
           deleteEntity: () => Promise.resolve({ relations: 1 }),
+          browse: () => Promise.resolve({ entities: [entity(1, "Alice")], relations }),
+          versions(id) {
+            const r = relations.find((x) => x.id === id);
+            if (!r) return Promise.reject(new HomeAgentError("graph_not_found", `No fact ${id}`));
+            return Promise.resolve(
+              relations.filter((x) => x.source === r.source && x.type === r.type),
+            );
+          },
+          entityTypes: () => Promise.resolve([{ type: "person", entities: 1 }]),
         },
         documents: ({ query }) =>
           Promise.resolve([{ id: "d1", summary: `doc ${query ?? "all"}`, createdAt: 0 }]),

@@ -17,6 +17,8 @@ const AXE = await Deno.readTextFile(
 const PANELS: [name: string, hash: string, ready: string][] = [
   ["chat", "#chat", ".msg.agent.done"],
   ["memory-graph", "#memory", "#graph canvas"],
+  ["memory-documents", "#memory/documents", ".docs li, section.memory p.empty"],
+  ["memory-context", "#memory/context", ".talk li, section.memory p.empty"],
   ["knowledge", "#knowledge", ".knowledge li"],
   ["plugins", "#plugins", ".plugins td"],
   ["skills", "#skills", ".skills td"],

@@ -9,6 +9,8 @@ import { registerMemoryDefaults } from "../../memory/mod.ts";
 import { registerPluginSettings } from "../../plugins/mod.ts";
 import { TEXT } from "../../web/ui/_text.ts";
 import { VIEW_TEXT } from "../../web/ui/_text_views.ts";
+import { MEMORY_TEXT } from "../../web/ui/_text_memory.ts";
+import { PLUGIN_TEXT } from "../../web/ui/_text_plugins.ts";
 import { SETTING_TEXT } from "../../web/ui/_text_settings.ts";
 import { openTestRegistry } from "../fakes/config.ts";
 import { runMain } from "../fakes/daemon.ts";
@@ -18,14 +20,18 @@ const CJK = /[\u3400-\u9fff]/;
 const SAME_IN_BOTH = new Set(["title", "channel_mcp", "unitMb", "pluginNamed", "kind_lua"]);
 /** Keys the page builds from data (`t(\`group_${g}\`)`, `tMaybe("channel_" + c)`). */
 const BUILT =
-  /^(group_|channel_|state_|kind_|health_|enter(Whole|Number)|durationM|durationH|durationD)/;
+  /^(group_|channel_|state_|kind_|health_|etype_|runs_|about_|enter(Whole|Number)|durationM|durationH|durationD)/;
+
+/** The one catalogue, from its parts (a key in two parts would be shadowed). */
+const PARTS = { TEXT, VIEW_TEXT, MEMORY_TEXT, PLUGIN_TEXT };
+const ALL = Object.assign({}, ...Object.values(PARTS)) as Record<string, readonly [string, string]>;
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 Deno.test("UI text: every key has English and Chinese with the same placeholders, and none clash", () => {
-  const clash = Object.keys(TEXT).filter((key) => key in VIEW_TEXT);
-  assert.deepEqual(clash, []);
-  for (const [key, [en, zh]] of Object.entries({ ...TEXT, ...VIEW_TEXT })) {
+  const keys = Object.values(PARTS).flatMap((part) => Object.keys(part));
+  assert.deepEqual(keys.filter((key, i) => keys.indexOf(key) !== i), [], "keys in two parts");
+  for (const [key, [en, zh]] of Object.entries(ALL)) {
     assert.ok(en.trim() !== "" && zh.trim() !== "", `"${key}" lacks a language`);
     assert.deepEqual(placeholders(zh), placeholders(en), `"${key}": placeholders differ`);
     if (!SAME_IN_BOTH.has(key) && !/^\{\w+\}$/.test(en)) {
@@ -42,7 +48,7 @@ Deno.test("UI text: every key is used by the page", async () => {
       source += await Deno.readTextFile(new URL(entry.name, dir));
     }
   }
-  const unused = Object.keys({ ...TEXT, ...VIEW_TEXT }).filter((key) =>
+  const unused = Object.keys(ALL).filter((key) =>
     !BUILT.test(key) && !new RegExp(`["'\`]${key}["'\`]`).test(source)
   );
   assert.deepEqual(unused, [], "catalogue keys no view uses");

@@ -1,13 +1,15 @@
 /**
- * UI text in English and Chinese from one catalogue (`_text.ts`, `_text_views.ts`: every key carries both
+ * UI text in English and Chinese from one catalogue (`_text*.ts`: every key carries both
  * languages, so neither can be missing); the language follows navigator.language until toggled.
  * Times and numbers follow the browser's own locale, the owner's.
  */
 import { signal } from "@preact/signals";
 import { TEXT } from "./_text.ts";
 import { VIEW_TEXT } from "./_text_views.ts";
+import { MEMORY_TEXT } from "./_text_memory.ts";
+import { PLUGIN_TEXT } from "./_text_plugins.ts";
 
-const CATALOGUE = { ...TEXT, ...VIEW_TEXT };
+const CATALOGUE = { ...TEXT, ...VIEW_TEXT, ...MEMORY_TEXT, ...PLUGIN_TEXT };
 
 /** The text keys. */
 export type TextKey = keyof typeof CATALOGUE;

@@ -244,6 +244,19 @@ Deno.test("Limits: a failed restart is one crash: one timer, restarts 1 s, 2 s, 
   const info = h.registry.info("flaky");
   assert.equal(info.state, "failed");
   assert.match(info.error!, /^Gave up after 4 crashes in 5 minutes/);
+  // What the plugin list shows: each restart, the last crash, and the manifest's face.
+  assert.equal(info.restarts, 3);
+  assert.deepEqual(info.lastCrash, { at: clock.now(), reason: info.lastCrash!.reason });
+  assert.match(info.lastCrash!.reason, /exit|start/);
+  assert.match(info.description!, /^Test plugin: starts once, crashes on request/);
+  assert.deepEqual(info.permissions, {
+    capabilities: ["tools"],
+    read: [],
+    write: [],
+    net: [],
+    env: [],
+    run: [],
+  });
   assert.deepEqual(clock.dueIn(), [], "no restart timer after giving up");
   clock.advance(10 * 60_000);
   await flushMicrotasks();
