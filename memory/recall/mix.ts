@@ -45,7 +45,17 @@ export function mixScores(
   return candidates.map((c) => ({
     ...c,
     score: w * dense(c.dense) + (1 - w) * keyword(c.keyword),
-  })).sort((a, b) => b.score - a.score);
+  })).sort((a, b) => b.score - a.score || closer(a, b));
+}
+
+/**
+ * A tie on the mix goes to the closer vector, then the better keyword score: with the dense
+ * weight at 0 (query words in a script the model was not trained for) and no word in common,
+ * the vectors still order what the words cannot.
+ */
+function closer(a: MixCandidate, b: MixCandidate): number {
+  return (b.dense ?? -Infinity) - (a.dense ?? -Infinity) ||
+    (b.keyword ?? -Infinity) - (a.keyword ?? -Infinity) || 0;
 }
 
 /** Min-max over the defined values; undefined maps to 0. */

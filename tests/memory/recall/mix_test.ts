@@ -38,3 +38,17 @@ Deno.test("mergeHits joins the two hit lists by id", () => {
     [{ id: "a", dense: 0.8 }, { id: "b", dense: 0.4, keyword: 5 }, { id: "c", keyword: 1 }],
   );
 });
+
+Deno.test("a tie on the mix goes to the closer vector, then the better keyword score", () => {
+  // The dense weight at 0 and no word in common: every score is 0, the vectors still order.
+  const words = mixScores([
+    { id: "far", dense: 0.1 },
+    { id: "near", dense: 0.9 },
+    { id: "none" },
+  ], { dense: 0 });
+  assert.deepEqual(words.map((m) => [m.id, m.score]), [["near", 0], ["far", 0], ["none", 0]]);
+  const keyword = mixScores([{ id: "a", keyword: 1 }, { id: "b", keyword: 4 }, { id: "c" }], {
+    dense: 1,
+  });
+  assert.deepEqual(keyword.map((m) => m.id), ["b", "a", "c"]);
+});
