@@ -160,6 +160,40 @@ export class DocIndexDb {
     }));
   }
 
+  /** The vectors of space `fingerprint`, one row at a time (the lazy load of the int8 index). */
+  *spaceVectors(fingerprint: string): Generator<{ id: string; vector: Float32Array }> {
+    const rows = this.#sql(
+      "select id, vector from docs where fingerprint = ? and vector is not null",
+    )
+      .iterate(fingerprint);
+    for (const r of rows) {
+      if (isFloats(r.vector)) yield { id: String(r.id), vector: toFloats(r.vector) };
+    }
+  }
+
+  /** The float vectors of `ids` in space `fingerprint` (an exact re-score of int8 hits). */
+  vectorsOf(ids: readonly string[], fingerprint: string): Map<string, Float32Array> {
+    const rows = this.#sql(
+      `select id, vector from docs where id in (select value from json_each(?))
+       and fingerprint = ? and vector is not null`,
+    ).all(JSON.stringify(ids), fingerprint);
+    const out = new Map<string, Float32Array>();
+    for (const r of rows) {
+      if (isFloats(r.vector)) out.set(String(r.id), toFloats(r.vector));
+    }
+    return out;
+  }
+
+  /** How many rows have no vector of space `fingerprint` with `bytes` bytes. */
+  staleVectors(fingerprint: string, bytes: number): number {
+    return Number(
+      this.#sql(
+        `select count(*) as n from docs where fingerprint is null or fingerprint != ?
+         or vector is null or length(vector) != ?`,
+      ).get(fingerprint, bytes)!.n,
+    );
+  }
+
   /** Replace a document's vector. */
   setVector(id: string, fingerprint: string, vector: Float32Array): void {
     this.#sql("update docs set fingerprint = ?, vector = ? where id = ?").run(
@@ -216,6 +250,10 @@ export class DocIndexDb {
     this.#statements.clear();
     this.#db.close();
   }
+}
+
+function isFloats(value: unknown): value is Uint8Array {
+  return value instanceof Uint8Array && value.byteLength % 4 === 0;
 }
 
 function toFloats(bytes: Uint8Array): Float32Array {

@@ -1,14 +1,13 @@
 /**
  * What opening the document store does before its first query: the index is brought in step
- * with the files (a file is the truth, a row without its file goes), then the words and the
- * vectors of this space are loaded into memory. A vector from another space is counted and
- * left for a re-embed.
+ * with the files (a file is the truth, a row without its file goes), then the words are loaded
+ * into memory (the vectors wait for the first query). A vector from another space is counted
+ * and left for a re-embed.
  */
 import type { Embedder, Logger } from "../../core/mod.ts";
 import type { Bm25Index } from "../text/bm25.ts";
 import type { DocIndexDb } from "./_index_db.ts";
 import { type DocRecord, listDocIds } from "./_files.ts";
-import type { DocVectors } from "./vectors.ts";
 
 /** The parts of an opening store that reconciling needs. */
 export interface Reconcile {
@@ -59,22 +58,18 @@ export async function fillBodies(r: Reconcile): Promise<void> {
   }
 }
 
-/** Load every document's words, and the vectors of `embedder`'s space, from the index. */
+/**
+ * Load every document's words from the index, and count the vectors of another space (or
+ * none) for a warning; the vectors of this space are loaded at the first query (DocVectors).
+ */
 export function loadMemoryIndex(
   db: DocIndexDb,
-  into: { words: Bm25Index; vectors: DocVectors },
+  words: Bm25Index,
   options: { embedder: Embedder; logger: Logger },
 ): void {
-  for (const row of db.terms()) {
-    into.words.add(row.id, row.terms === "" ? [] : row.terms.split(" "));
-  }
+  for (const row of db.terms()) words.add(row.id, row.terms === "" ? [] : row.terms.split(" "));
   const { embedder, logger } = options;
-  let stale = 0;
-  for (const row of db.vectors()) {
-    if (row.fingerprint === embedder.fingerprint && row.vector?.length === embedder.dim) {
-      into.vectors.put(row.id, row.vector);
-    } else stale++;
-  }
+  const stale = db.staleVectors(embedder.fingerprint, embedder.dim * 4);
   if (stale > 0) {
     logger.warn("Documents with vectors from another space; run a re-embed", {
       stale,

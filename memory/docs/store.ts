@@ -67,7 +67,13 @@ export class DocStore implements DocumentStore {
   private constructor(options: DocStoreOptions, db: DocIndexDb) {
     this.#o = options;
     this.#db = db;
-    this.#vectors = new DocVectors(options.embedder.dim, { capacity: db.count() + 64 });
+    const { fingerprint } = options.embedder;
+    // Loaded at the first query, not here: an idle daemon holds no matrix (docs/memory.md).
+    this.#vectors = new DocVectors(options.embedder.dim, {
+      capacity: () => db.count() + 64,
+      load: () => db.spaceVectors(fingerprint),
+      exact: (ids) => db.vectorsOf(ids, fingerprint),
+    });
   }
 
   /** Open the folder: reconcile the index with the files, load the vectors, report stale ones. */
@@ -84,7 +90,7 @@ export class DocStore implements DocumentStore {
     };
     await reconcileFiles(reconcile);
     await fillBodies(reconcile);
-    loadMemoryIndex(db, { words: store.#words, vectors: store.#vectors }, options);
+    loadMemoryIndex(db, store.#words, options);
     return store;
   }
 
@@ -92,7 +98,7 @@ export class DocStore implements DocumentStore {
     return this.#db.count();
   }
 
-  /** Vectors held in memory, in bytes. */
+  /** Vectors held in memory, in bytes (0 until the first query loads them). */
   vectorBytes(): number {
     return this.#vectors.residentBytes();
   }
@@ -166,7 +172,7 @@ export class DocStore implements DocumentStore {
     options: DocQueryOptions = {},
   ): Promise<ScoredDocument[]> {
     const k = options.k ?? 3;
-    if (text.trim() === "" || this.#vectors.size + this.size() === 0) return [];
+    if (text.trim() === "" || this.size() === 0) return [];
     const pool = Math.max(50, k * 4);
     const settings = (this.#o.recall ?? (() => defaultRecallSettings(this.#o.embedder)))();
     const query: RecallQuery = { turns: [...(options.context ?? []), text], decay: settings.decay };
@@ -299,8 +305,8 @@ export class DocStore implements DocumentStore {
 
   /** How many documents have a vector from another space (or none). */
   staleVectors(): number {
-    const fingerprint = this.#o.embedder.fingerprint;
-    return this.#db.vectors().filter((v) => v.fingerprint !== fingerprint).length;
+    const { fingerprint, dim } = this.#o.embedder;
+    return this.#db.staleVectors(fingerprint, dim * 4);
   }
 
   /**

@@ -1,35 +1,75 @@
-/** The in-memory vector index of the document layer: id-keyed, int8-quantized (wasm). */
+/**
+ * The in-memory vector index of a tier: id-keyed, int8-quantized (wasm), loaded at its first
+ * search when the tier can `load` it (so an idle daemon holds no matrix), and exact when the
+ * tier can read back its stored float vectors: the int8 scan picks candidates, their float
+ * vectors are scored again, and the ranking is the float one.
+ */
 import { createQuantizedVectorSet, type QuantizedVectorSet } from "../../wasm/mod.ts";
 
-/** Document vectors by id, scored by (approximate) cosine. */
+/** A stored vector, as a tier's database hands it over. */
+export interface StoredVector {
+  id: string;
+  vector: Float32Array;
+}
+
+/** Options of DocVectors. */
+export interface DocVectorsOptions {
+  /** Rows to reserve room for at the load; default 16 (the set grows by doubling). */
+  capacity?: () => number;
+  /**
+   * Every stored vector of this space (length `dim`), read once at the first search. Without
+   * it the index starts empty and loaded: the caller `put`s every vector itself.
+   */
+  load?: () => Iterable<StoredVector>;
+  /**
+   * The stored float vectors of `ids` (those it has). With it a search re-scores its int8
+   * candidates exactly; without it the int8 scores are the result.
+   */
+  exact?: (ids: readonly string[]) => Map<string, Float32Array>;
+  /** Int8 candidates re-scored per search: at least this many, default 256. */
+  rerank?: number;
+}
+
+/** Document vectors by id, scored by cosine (the vectors are L2-normalised). */
 export class DocVectors {
   readonly dim: number;
-  #set: QuantizedVectorSet;
+  #o: DocVectorsOptions;
+  #set?: QuantizedVectorSet;
   #ids: string[] = [];
   #slots = new Map<string, number>();
 
-  constructor(dim: number, options: { capacity?: number } = {}) {
+  constructor(dim: number, options: DocVectorsOptions = {}) {
     this.dim = dim;
-    this.#set = createQuantizedVectorSet(dim, { capacity: options.capacity });
+    this.#o = options;
+    if (!options.load) this.#set = this.#create();
   }
 
-  /** Number of vectors. */
+  /** Number of vectors held (0 until the first search of a lazily loaded index). */
   get size(): number {
     return this.#ids.length;
   }
 
-  /** Add or replace the vector of `id` (L2-normalised, length `dim`). */
+  /** Whether the matrix is in memory. */
+  get loaded(): boolean {
+    return this.#set !== undefined;
+  }
+
+  /**
+   * Add or replace the vector of `id` (L2-normalised, length `dim`). Before the load this is a
+   * no-op: the caller stored the vector first, so the load reads it.
+   */
   put(id: string, vector: Float32Array): void {
+    if (!this.#set) return;
     const slot = this.#slots.get(id);
     if (slot !== undefined) return this.#set.set(slot, vector);
     this.#slots.set(id, this.#set.add(vector));
     this.#ids.push(id);
   }
 
-  /** Remove the vector of `id`; false when it had none. */
+  /** Remove the vector of `id`; false when it had none (or the index is not loaded yet). */
   delete(id: string): boolean {
     const slot = this.#slots.get(id);
-    if (slot === undefined) return false;
+    if (slot === undefined || !this.#set) return false;
     const moved = this.#set.remove(slot);
     this.#slots.delete(id);
     if (moved >= 0) {
@@ -41,20 +81,51 @@ export class DocVectors {
     return true;
   }
 
-  /** Whether `id` has a vector. */
+  /** Whether `id` has a vector (loads the index). */
   has(id: string): boolean {
+    this.#ensure();
     return this.#slots.has(id);
   }
 
-  /** The `k` best ids for `query`, best first. */
+  /** The `k` best ids for `query`, best first; ties by lower id. Loads the index. */
   search(query: Float32Array, k: number): { id: string; score: number }[] {
+    const set = this.#ensure();
     if (this.#ids.length === 0 || k <= 0) return [];
-    return this.#set.topK(query, Math.min(k, this.#ids.length))
+    const exact = this.#o.exact;
+    const pool = exact ? Math.max(k, this.#o.rerank ?? 256) : k;
+    const hits = set.topK(query, Math.min(pool, this.#ids.length))
       .map((hit) => ({ id: this.#ids[hit.slot]!, score: hit.score }));
+    if (!exact) return hits;
+    const floats = exact(hits.map((h) => h.id));
+    return hits.flatMap((h) => {
+      const vector = floats.get(h.id);
+      return vector?.length === this.dim ? [{ id: h.id, score: dot(query, vector) }] : [];
+    }).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, k);
   }
 
-  /** Bytes held in memory for the vectors. */
+  /** Bytes held in memory for the vectors (0 before a lazy load). */
   residentBytes(): number {
-    return this.#set.residentBytes();
+    return this.#set?.residentBytes() ?? 0;
   }
+
+  #create(): QuantizedVectorSet {
+    return createQuantizedVectorSet(this.dim, { capacity: this.#o.capacity?.() });
+  }
+
+  #ensure(): QuantizedVectorSet {
+    if (this.#set) return this.#set;
+    const set = this.#set = this.#create();
+    for (const row of this.#o.load?.() ?? []) {
+      if (row.vector.length === this.dim) this.put(row.id, row.vector);
+    }
+    return set;
+  }
+}
+
+/** The float dot product, accumulated in f64 (cosine for L2-normalised vectors). */
+export function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
 }

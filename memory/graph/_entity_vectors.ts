@@ -12,7 +12,7 @@ import {
   type Logger,
 } from "../../core/mod.ts";
 import { withTransaction } from "../sqlite.ts";
-import { DocVectors } from "../docs/vectors.ts";
+import { DocVectors, type StoredVector } from "../docs/vectors.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
 import { DEFAULT_ENTITY_TYPE } from "./schema.ts";
 import type { GraphSql } from "./_rows.ts";
@@ -34,17 +34,14 @@ export class EntityVectors {
     this.#g = g;
     this.#embedder = options.embedder;
     this.#logger = options.logger;
-    this.#vectors = new DocVectors(options.embedder.dim);
-    const rows = g.sql(
-      "select id, vector from entities where fingerprint = ? and vector is not null",
-    ).iterate(options.embedder.fingerprint);
-    for (const row of rows) {
-      const bytes = row.vector as Uint8Array;
-      if (bytes.byteLength !== options.embedder.dim * 4) continue;
-      const copy = new Uint8Array(bytes.byteLength);
-      copy.set(bytes);
-      this.#vectors.put(String(row.id), new Float32Array(copy.buffer));
-    }
+    const { fingerprint, dim } = options.embedder;
+    // Loaded at the first recall, not here: an idle daemon holds no matrix (docs/memory.md).
+    this.#vectors = new DocVectors(dim, {
+      capacity: () => Number(g.get("select count(*) as n from entities")?.n ?? 0) + 64,
+      load: () => storedVectors(g, fingerprint, dim),
+      exact: (ids) =>
+        new Map([...storedVectors(g, fingerprint, dim, ids)].map((r) => [r.id, r.vector])),
+    });
   }
 
   /** Active entities whose vector scores at least `min` against `vector`, best first. */
@@ -60,6 +57,11 @@ export class EntityVectors {
     );
     return hits.map((h) => ({ id: Number(h.id), score: h.score })).filter((h) => active.has(h.id))
       .slice(0, k);
+  }
+
+  /** Bytes held in memory for the vectors. */
+  residentBytes(): number {
+    return this.#vectors.residentBytes();
   }
 
   /** Forget the vector of entity `id` (merged away or erased). */
@@ -121,5 +123,28 @@ export class EntityVectors {
       });
       return false;
     }
+  }
+}
+
+/** The float vectors of space `fingerprint` (of `ids` only, when given), one row at a time. */
+function* storedVectors(
+  g: GraphSql,
+  fingerprint: string,
+  dim: number,
+  ids?: readonly string[],
+): Generator<StoredVector> {
+  const rows = ids === undefined
+    ? g.sql("select id, vector from entities where fingerprint = ? and vector is not null")
+      .iterate(fingerprint)
+    : g.sql(
+      `select id, vector from entities where id in (select value from json_each(?))
+       and fingerprint = ? and vector is not null`,
+    ).iterate(JSON.stringify(ids.map(Number)), fingerprint);
+  for (const row of rows) {
+    const bytes = row.vector as Uint8Array;
+    if (bytes.byteLength !== dim * 4) continue;
+    const copy = new Uint8Array(bytes.byteLength);
+    copy.set(bytes);
+    yield { id: String(row.id), vector: new Float32Array(copy.buffer) };
   }
 }

@@ -219,6 +219,11 @@ export class GraphDB implements GraphStore {
     );
   }
 
+  /** Bytes of entity vectors held in memory (0 until the first vector recall loads them). */
+  vectorBytes(): number {
+    return this.#vectors?.residentBytes() ?? 0;
+  }
+
   /** Active entities whose vector is close to `vector` (cosine ≥ minVectorScore), best first. */
   vectorSeeds(vector: Float32Array, k = 5): number[] {
     return this.#vectorHits(vector, k).map((h) => h.id);

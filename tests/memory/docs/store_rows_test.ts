@@ -70,3 +70,31 @@ Deno.test("DocStore fills the bodies of an index from before bodies were kept, f
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("DocStore holds no vectors until its first query, then finds old and new documents", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-docs-" });
+  try {
+    const first = await open(dir);
+    await first.insertMany(NOTES.map((n) => ({ ...n, source: "cli" })));
+    first.close();
+    const store = await open(dir);
+    try {
+      assert.equal(store.vectorBytes(), 0, "an idle store must not load the int8 matrix");
+      await store.insert({ content: "周末和朋友去爬香山，看红叶", source: "cli" });
+      assert.equal(store.vectorBytes(), 0);
+      const cat = await store.query("猫喜欢吃什么", { k: 1 });
+      assert.equal(cat[0]?.document.content, NOTES[0]!.content);
+      assert.ok(store.vectorBytes() > 0);
+      const hill = await store.query("爬山看红叶", { k: 1 });
+      assert.equal(hill[0]?.document.content, "周末和朋友去爬香山，看红叶");
+      assert.ok(
+        (hill[0]?.dense ?? 0) > 0.25,
+        "the document written before the load has its vector",
+      );
+    } finally {
+      store.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -300,3 +300,37 @@ Deno.test("GraphDB seeds recall from entity vectors and re-embeds stale ones", a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("GraphDB loads its entity vectors at the first vector recall, not at open", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-graph-" });
+  try {
+    const path = join(dir, "graph.db");
+    const embedder = createHashEmbedder();
+    const fact = { subject: "Ann", subjectType: "person", predicate: "likes", object: "tea" };
+    const first = GraphDB.open({ path, clock: { now: () => T0 }, embedder });
+    await first.commit([fact]);
+    first.close();
+    const graph = GraphDB.open({ path, clock: { now: () => T0 }, embedder });
+    try {
+      assert.equal(graph.vectorBytes(), 0, "an idle graph must not load the int8 matrix");
+      await graph.commit([{
+        subject: "Bo",
+        subjectType: "person",
+        predicate: "likes",
+        object: "chess",
+      }]);
+      const [ann, bo] = await embedder.embed(["Ann person", "Bo person"]);
+      assert.equal(graph.vectorSeeds(ann!)[0], (await graph.entity("Ann"))!.id);
+      assert.ok(graph.vectorBytes() > 0);
+      assert.equal(
+        graph.vectorSeeds(bo!)[0],
+        (await graph.entity("Bo"))!.id,
+        "written before the load",
+      );
+    } finally {
+      graph.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
