@@ -26,7 +26,11 @@ export interface DocVectorsOptions {
    * candidates exactly; without it the int8 scores are the result.
    */
   exact?: (ids: readonly string[]) => Map<string, Float32Array>;
-  /** Int8 candidates re-scored per search: at least this many, default 256. */
+  /**
+   * Int8 candidates re-scored per search: twice the `k` asked for, at least this many (default
+   * 64). Int8 moves a cosine by at most ~0.003 (bge-small-zh, 0.0006 on average), so the true
+   * top k sit well inside them.
+   */
   rerank?: number;
 }
 
@@ -92,7 +96,7 @@ export class DocVectors {
     const set = this.#ensure();
     if (this.#ids.length === 0 || k <= 0) return [];
     const exact = this.#o.exact;
-    const pool = exact ? Math.max(k, this.#o.rerank ?? 256) : k;
+    const pool = exact ? Math.max(2 * k, this.#o.rerank ?? 64) : k;
     const hits = set.topK(query, Math.min(pool, this.#ids.length))
       .map((hit) => ({ id: this.#ids[hit.slot]!, score: hit.score }));
     if (!exact) return hits;
