@@ -91,6 +91,18 @@ Deno.test({
       await page.locator("#graph-when").selectOption("now");
       await page.locator("#graph[data-edges*='Ann|lives_in|Bergen']").waitFor();
 
+      // The search finds an entity and its neighbours; with a type filter, facts of that type.
+      await page.locator("#graph-q").fill("Rex");
+      await page.keyboard.press("Enter");
+      await page.locator("#graph[data-nodes^='Rex'][data-edges*='Ann|has_pet|Rex']").waitFor();
+      await page.locator("#graph-q").fill("Ann");
+      await page.locator("#graph-type").selectOption("animal");
+      await page.locator("#graph[data-edges='Ann|has_pet|Rex']").waitFor();
+      await page.locator("#graph-type").selectOption("");
+      await page.locator("#graph-q").fill("");
+      await page.keyboard.press("Enter");
+      await page.locator("#graph[data-edges*='Ann|lives_in|Bergen']").waitFor();
+
       // A fact's history: both homes with their validity.
       await page.locator(".node-list button", { hasText: "Ann" }).click();
       const bergen = page.locator("#entity li.fact", { hasText: "Bergen" }).first();
@@ -120,6 +132,13 @@ Deno.test({
         ["Oslo", JUL_2025],
         ["Bergen", undefined],
       ]);
+
+      // The same in Chinese.
+      await page.locator("#lang").click();
+      await page.locator("#entity li.fact[data-state=open] button", { hasText: "已不成立" })
+        .first().waitFor();
+      await page.locator("#memory-documents", { hasText: "文档" }).waitFor();
+      await page.locator("#lang").click();
 
       // The archived document and the context window read as conversations.
       await page.locator("#memory-documents").click();

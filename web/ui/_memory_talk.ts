@@ -17,6 +17,11 @@ export interface Turn {
   text: string;
 }
 
+/** A turn's time: the clock time today, the date too on another day (owner's locale). */
+function when(ms: number): string {
+  return new Date(ms).toDateString() === new Date().toDateString() ? timeOf(ms) : stampOf(ms);
+}
+
 const LINE = /^\[(\d{4}-\d\d-\d\d) (\d\d:\d\d)\] ([^:\n]{1,80}): ?(.*)$/;
 
 /**
@@ -63,7 +68,7 @@ export function Conversation({ turns, label }: { turns: Turn[]; label: string })
             h(
               "time",
               { dateTime: new Date(turn.at).toISOString(), title: stampOf(turn.at) },
-              timeOf(turn.at),
+              when(turn.at),
             ),
         ),
         h("div", { class: "text" }, turn.text),
@@ -210,7 +215,7 @@ export function ContextTab() {
             h("time", {
               dateTime: new Date(e.timestamp).toISOString(),
               title: stampOf(e.timestamp),
-            }, timeOf(e.timestamp)),
+            }, when(e.timestamp)),
             e.score !== undefined &&
               h("span", { class: "score" }, `${t("score")} ${e.score.toFixed(3)}`),
           ),
