@@ -19,6 +19,7 @@ import {
   CLI_OPTIONS,
   cliUsage,
   commandName,
+  launchKind,
   openLogSink,
   processLaunchFacts,
   PROGRAM,
@@ -188,8 +189,10 @@ async function guard(home: string, flags: { host?: string; port?: string }): Pro
   using log = openLogSink(paths.logs, env, writeStderr); // stderr and logs/homeagent.log
   const write = (line: string) => log.line(line.trimEnd());
   const logger = createJsonLogger({ level, fields: { component: "guard" }, write });
+  const facts = processLaunchFacts();
   return await runGuard({
-    command: serviceCommand(processLaunchFacts()),
+    command: serviceCommand(facts),
+    sameFile: launchKind(facts) === "bundle",
     home: paths.root,
     runDir: paths.run,
     host: flags.host,

@@ -26,6 +26,23 @@ export const ORT_WASM = "ort-wasm-simd-threaded.wasm";
 /** jieba's wasm, which the bundle carries (memory/text/_jieba_wasm.ts reads it from here). */
 const JIEBA_WASM = join(ROOT, "node_modules/jieba-wasm/pkg/web/jieba_rs_wasm_bg.wasm");
 
+/**
+ * `js` with every character past ASCII (and every control character but whitespace, which only
+ * a literal can hold) written as a `\u` escape. esbuild's ASCII output leaves
+ * regular expression literals alone (the Chinese patterns of memory/), and one character past
+ * Latin-1 makes V8 keep the whole 13 MB source at two bytes a character (+13 MB resident).
+ * An escape means the same in a string, a template, a comment and a regular expression (with
+ * the u flag a pair of surrogate escapes is one code point); an identity escape (`\。`) loses
+ * its backslash, as it means the character itself. Not so in a tagged template's raw text,
+ * where the bundle has none of them; esbuild escapes identifiers itself.
+ */
+export function asciiOnly(js: string): string {
+  return js.replace(/(\\*)([^ -~\t\n\r\v\f])/g, (_all, slashes: string, char: string) => {
+    const kept = slashes.length % 2 === 1 ? slashes.slice(1) : slashes;
+    return `${kept}\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  });
+}
+
 /** What buildBundle wrote. */
 export interface BundleResult {
   /** The bundle file. */
@@ -100,8 +117,8 @@ const PROGRAM_BUILD = {
 export async function buildBundle(outDir = join(ROOT, "dist")): Promise<BundleResult> {
   try {
     const carried = {
-      SDK_BUNDLE: await bundleSdk(),
-      LUA_WORKER_BUNDLE: (await esbuild.build({
+      sdkBundle: await bundleSdk(),
+      luaWorkerBundle: (await esbuild.build({
         ...PROGRAM_BUILD,
         entryPoints: [join(ROOT, "plugins/host/lua_worker.ts")],
         banner: { js: WORKER_BANNER },
@@ -113,13 +130,13 @@ export async function buildBundle(outDir = join(ROOT, "dist")): Promise<BundleRe
       entryPoints: [join(ROOT, "main.ts")],
       plugins: [programPlugin(carried)],
     });
-    const out = result.outputFiles![0]!;
+    const contents = new TextEncoder().encode(asciiOnly(result.outputFiles![0]!.text));
     await Deno.mkdir(outDir, { recursive: true });
     const file = join(outDir, "homeagent.js");
-    await Deno.writeFile(file, out.contents);
+    await Deno.writeFile(file, contents);
     return {
       file,
-      bytes: out.contents.length,
+      bytes: contents.length,
       sidecars: await writeSidecars(outDir),
       inputs: byOrigin(Object.values(result.metafile!.outputs)[0]!.inputs),
     };
@@ -204,16 +221,18 @@ function programPlugin(carried: Record<string, string>): esbuild.Plugin {
         if (args.path !== join(ROOT, "main.ts")) return undefined;
         return { contents: literalDaemonImports(await Deno.readTextFile(args.path)), loader: "ts" };
       });
-      // jieba's wasm, carried as base64 and decoded only when the segmenter first runs.
+      // jieba's wasm, carried as base64 and decoded only when the segmenter first runs. The
+      // literal is inside the function: V8 makes it a 5 MB string only when that runs.
       build.onLoad({ filter: /memory\/text\/_jieba_wasm\.ts$/ }, async () => ({
-        contents: `const carried = ${
+        contents: `export function jiebaWasmBytes() { return ${FROM_BASE64}(${
           JSON.stringify(encodeBase64(await Deno.readFile(JIEBA_WASM)))
-        };\nexport function jiebaWasmBytes() { return ${FROM_BASE64}(carried); }`,
+        }); }`,
         loader: "js",
       }));
       build.onLoad({ filter: /plugins\/host\/bundled\.ts$/ }, () => ({
         contents: Object.entries(carried)
-          .map(([name, text]) => `export const ${name} = ${JSON.stringify(text)};`).join("\n"),
+          .map(([name, text]) => `export function ${name}() { return ${JSON.stringify(text)}; }`)
+          .join("\n"),
         loader: "js",
       }));
       // Packages written for Node import its built-ins bare (wasmoon: `import("module")`);

@@ -25,6 +25,8 @@ export interface RunGuardOptions {
   print(line: string): void;
   /** The guard's environment (DENO_V8_FLAGS there replaces AGENT_V8_FLAGS). */
   env: Record<string, string | undefined>;
+  /** Whether the agent runs the very file the guard runs (the one-file bundle): see agentEnv. */
+  sameFile: boolean;
   /** Settings of the Guard (tests shorten them). */
   tuning?: Pick<GuardOptions, "heartbeatTimeoutMs" | "checkEveryMs" | "stopTimeoutMs" | "policy">;
 }
@@ -40,9 +42,18 @@ const SIGNALS = ["SIGINT", "SIGTERM"] as const;
  */
 export const AGENT_V8_FLAGS = "--max-semi-space-size=4,--optimize-for-size";
 
-/** What the agent's environment gets on top of the guard's. */
-export function agentEnv(env: Record<string, string | undefined>): Record<string, string> {
-  return env.DENO_V8_FLAGS === undefined ? { DENO_V8_FLAGS: AGENT_V8_FLAGS } : {};
+/**
+ * What the agent's environment gets on top of the guard's. Nothing when both run one file (the
+ * bundle): Deno's V8 code cache of a file holds for one set of V8 flags, so an agent with other
+ * flags than its guard's throws away the cache the guard wrote, and the guard the agent's, at
+ * every start: each then parses the 13 MB file anew (measured: the agent ~1 s slower and
+ * ~60 MB larger). There the flags are the user's to give both (DENO_V8_FLAGS, docs/operations.md).
+ */
+export function agentEnv(
+  env: Record<string, string | undefined>,
+  sameFile: boolean,
+): Record<string, string> {
+  return env.DENO_V8_FLAGS === undefined && !sameFile ? { DENO_V8_FLAGS: AGENT_V8_FLAGS } : {};
 }
 
 /** Run the guard until a signal stops it; resolves with serve's exit code. */
@@ -53,7 +64,8 @@ export async function runGuard(options: RunGuardOptions): Promise<number> {
     clock: options.clock,
     logger: options.logger,
     pid: Deno.pid,
-    spawn: (launch) => spawnAgent(launch, { ...options, env: agentEnv(options.env) }),
+    spawn: (launch) =>
+      spawnAgent(launch, { ...options, env: agentEnv(options.env, options.sameFile) }),
     lastBeat: async () => {
       try {
         return (await Deno.stat(heartbeat)).mtime?.getTime();

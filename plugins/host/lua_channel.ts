@@ -14,17 +14,16 @@ import {
   PluginError,
   type TimerHandle,
 } from "../../core/mod.ts";
-import { LUA_WORKER_BUNDLE } from "./bundled.ts";
+import { luaWorkerBundle } from "./bundled.ts";
 import { type HostMessage, type LuaEntry, WorkerMessage } from "./lua_wire.ts";
 
 let bundledWorker: string | undefined;
 
 /** The worker module: its file in the source tree; in a bundle, the copy the bundle carries. */
 function workerUrl(): string {
-  if (LUA_WORKER_BUNDLE === undefined) return new URL("./lua_worker.ts", import.meta.url).href;
-  bundledWorker ??= URL.createObjectURL(
-    new Blob([LUA_WORKER_BUNDLE], { type: "text/javascript" }),
-  );
+  const carried = luaWorkerBundle();
+  if (carried === undefined) return new URL("./lua_worker.ts", import.meta.url).href;
+  bundledWorker ??= URL.createObjectURL(new Blob([carried], { type: "text/javascript" }));
   return bundledWorker;
 }
 

@@ -6,7 +6,7 @@
  */
 import { basename, delimiter, join } from "node:path";
 import { defaultImportMap } from "./permissions.ts";
-import { SDK_BUNDLE } from "./bundled.ts";
+import { sdkBundle } from "./bundled.ts";
 
 /** The plugin runtime for PluginRegistry's `importMap` and `denoPath`. */
 export interface PluginRuntime {
@@ -31,7 +31,7 @@ export interface PluginRuntimeOptions {
 
 /** Find the deno for plugins and make the SDK importable by them. */
 export async function pluginRuntime(options: PluginRuntimeOptions): Promise<PluginRuntime> {
-  const sdk = options.sdk ?? SDK_BUNDLE;
+  const sdk = options.sdk ?? sdkBundle();
   return {
     importMap: sdk === undefined ? defaultImportMap() : await writeSdk(options.runDir, sdk),
     denoPath: findDeno(options),

@@ -10,6 +10,7 @@ import type { FigureFn } from "./_figure.ts";
 import { failedFigures, formatTable, measureFigures } from "./_harness.ts";
 import { figures as kernelFigures } from "./kernel_bench.ts";
 import { figures as daemonFigures } from "./daemon_bench.ts";
+import { figures as bundleFigures } from "./bundle_bench.ts";
 import { figures as wasmFigures } from "./wasm_bench.ts";
 import { figures as embedFigures } from "./embed_bench.ts";
 import { figures as onnxFigures } from "./onnx_bench.ts";
@@ -32,6 +33,7 @@ import { figures as upkeepFigures } from "./upkeep_bench.ts";
 const ALL: Record<string, FigureFn> = {
   ...kernelFigures,
   ...daemonFigures,
+  ...bundleFigures,
   ...wasmFigures,
   ...schedulerFigures,
   ...memoryFigures,

@@ -81,6 +81,10 @@ const chat = await fetch(`${origin}/api/v1/chat?wait=1`, {
 }).then((r) => r.json());
 const status = await run(["status"]).output();
 const report = JSON.parse(new TextDecoder().decode(status.stdout));
+// The agent the guard started: the same file, with the guard's V8 flags (one code cache).
+const agentProc = (file: string) =>
+  Deno.readTextFileSync(`/proc/${report.pid}/${file}`).split("\0").filter(Boolean);
+const agent = { command: agentProc("cmdline"), env: agentProc("environ") };
 
 daemon.kill("SIGTERM");
 const exit = await daemon.status;
@@ -119,6 +123,8 @@ console.log(JSON.stringify({
   sdkWritten: (await Deno.stat(join(home, "run/plugin-sdk/mod.js")).catch(() => null))?.isFile ??
     false,
   llmRequests: llm.requests.length,
+  agentRunsBundle: agent.command.includes(bundle) && agent.command.includes("--agent"),
+  agentV8Flags: agent.env.filter((line) => line.startsWith("DENO_V8_FLAGS=")),
   exitCode: exit.code,
   errors: log.split("\n").filter((line) => line.includes('"level":"error"')),
   downloaded: [...downloads(join(place, "deno-dir"))],

@@ -52,6 +52,9 @@ Deno.test("The bundle serves from an empty folder with no network: web page, Lua
       ["/dist/onnxruntime/ort-wasm-simd-threaded.wasm"],
       "only onnxruntime's wasm (and node-pty's native binding) stay outside",
     );
+    // One character past Latin-1 would make V8 hold the whole source at two bytes a character.
+    const text = await Deno.readFile(result.file);
+    assert.equal(text.findIndex((byte) => byte > 0x7f), -1, "the bundle is ASCII");
     // Only the one file goes where it runs.
     await Deno.mkdir(join(place, "app"));
     const bundle = join(place, "app", "homeagent.js");
@@ -95,6 +98,8 @@ Deno.test("The bundle serves from an empty folder with no network: web page, Lua
       seen.chat.text,
       /^the plugins said: echo: 你好 bundle \| hello, bundle \| Terminal \S+ started: true \(pid \d+/,
     );
+    assert.equal(seen.agentRunsBundle, true, "the guard runs its agent from the bundle");
+    assert.deepEqual(seen.agentV8Flags, [], "the agent has the guard's V8 flags");
     assert.equal(seen.llmRequests, 2, "a tool call and the answer, through lua:openai");
     assert.ok(seen.plugins.includes("echo:running"), seen.plugins.join(", "));
     assert.ok(seen.plugins.includes("luademo:running"), seen.plugins.join(", "));
