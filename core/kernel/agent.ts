@@ -10,23 +10,24 @@ import { OutputRegistry } from "./output.ts";
 import { CONSOLIDATION_CHANNEL, Delivery } from "./delivery.ts";
 import { NoticeGate } from "./notices.ts";
 import { type ContextWindow, RecentContext } from "../prompt/context.ts";
-import {
-  createInput,
-  type InjectOptions,
-  type Input,
-  type PriorityLevel,
-  type Reply,
-} from "../input.ts";
+import { createInput, type InjectOptions, type Input, type Reply } from "../input.ts";
 import { EPHEMERAL_META, runTurn } from "./turn.ts";
 import { schedulerSettings, turnSettings } from "./_agent_settings.ts";
 import type { LlmCaller } from "../llm/call.ts";
-import { Scheduler, type SchedulerSnapshot } from "./scheduler.ts";
+import { Scheduler } from "./scheduler.ts";
 import { EventLoop, type StopResult } from "./event_loop.ts";
 import type { TurnControl } from "./turn_control.ts";
 import type { TokenCounter } from "../prompt/budget.ts";
 import { estimateTokens } from "../prompt/estimate.ts";
 import { ToolCatalog } from "./tool_catalog.ts";
 import type { TextRanker } from "../memory/ranker.ts";
+import type {
+  ConsolidationOptions,
+  InjectResult,
+  KernelConfig,
+  KernelStatus,
+  TakenInput,
+} from "./agent_types.ts";
 import type { MemorySection } from "../prompt/system_prompt.ts";
 import { durableReply } from "../prompt/context_persistence.ts";
 import { OwnerQuestions } from "./questions.ts";
@@ -34,33 +35,14 @@ import { RouteRegistry } from "./routes.ts";
 import type { MediaStore } from "../memory/media.ts";
 import { MediaOutbox } from "./media_turn.ts";
 
-/** The part of the ConfigRegistry the kernel reads. */
-export interface KernelConfig {
-  get<T = unknown>(key: string): T;
-}
-
 export { CONSOLIDATION_CHANNEL, mediaLink } from "./delivery.ts";
-
-/** Options of an internal consolidation input. */
-export interface ConsolidationOptions {
-  /** Level; default 0, so it waits behind the owner's queued inputs and any interrupt cuts it. */
-  priority?: PriorityLevel;
-  meta?: Record<string, unknown>;
-  /** Receives the terminal reply; else it goes to the `_consolidation_` channel, if any. */
-  onReply?: (reply: Reply) => void;
-}
-
-/** A queued input taken out of the scheduler; its taker owes it exactly one `reply`. */
-export interface TakenInput {
-  input: Input;
-  /** Deliver the terminal reply to the input's sender; later calls are ignored. */
-  reply(reply: Reply): void;
-}
-
-/** Outcome of injecting an input. */
-export type InjectResult =
-  | { accepted: true; inputId: string }
-  | { accepted: false; inputId: string; reason: string };
+export type {
+  ConsolidationOptions,
+  InjectResult,
+  KernelConfig,
+  KernelStatus,
+  TakenInput,
+} from "./agent_types.ts";
 
 /** Options of an Agent. */
 export interface AgentOptions {
@@ -89,20 +71,6 @@ export interface AgentOptions {
   cause?: string;
   /** Relevance for tool_search and the prompt's cuts (the memory's hybrid search). */
   ranker?: TextRanker;
-}
-
-/** What `status` reports about the kernel itself. */
-export interface KernelStatus {
-  state: "idle" | "busy";
-  /** Inputs waiting in the ready queue. */
-  pending: number;
-  currentTurn?: string;
-  /** Running task, interrupt stack and queue by level. */
-  scheduler: SchedulerSnapshot;
-  turns: number;
-  tools: number;
-  channels: string[];
-  contextEvents: number;
 }
 
 /** The kernel. Inputs go in through inject*(); replies come out through callbacks and channels. */
