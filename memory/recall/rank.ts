@@ -12,6 +12,8 @@ import type { TextAnalyzer } from "../text/keywords.ts";
 import { type MixCandidate, mixScores } from "./mix.ts";
 import { embedQuery, queryTerms, type RecallQuery } from "./query.ts";
 import { defaultRecallSettings, denseWeightFor, type RecallSettings } from "./config.ts";
+import { wordScores } from "./words.ts";
+import { isSemantic, kindOf } from "../embed/kind.ts";
 
 /** A recalled item and where it came from. */
 export interface RecallItem {
@@ -90,21 +92,39 @@ export async function rankMemory(
   ];
   if (items.length === 0) return [];
   const dense = await denseScores(items, hits.map((h) => h.dense), vector, sources, options);
+  const weight = denseWeightFor(settings, list);
+  const texts = items.map((item) => item.text);
+  if (isSemantic(kindOf(sources.embedder.fingerprint))) {
+    const mixed = mixedScores(texts, dense, query, sources.analyzer, weight);
+    items.forEach((item, i) => item.score = mixed.get(i) ?? 0);
+  } else {
+    // A words-only space: the words decide and the weak vectors only nudge (words.ts).
+    const words = wordScores(texts, list, sources.analyzer);
+    items.forEach((item, i) => item.score = (words.get(i) ?? 0) + weight * (dense[i] ?? 0));
+  }
+  return items.sort((a, b) => b.score - a.score);
+}
+
+/** Each text's mix (mix.ts) of its cosine and its BM25 over the pool, by index. */
+function mixedScores(
+  texts: readonly string[],
+  dense: readonly (number | undefined)[],
+  query: RecallQuery,
+  analyzer: TextAnalyzer,
+  weight: number,
+): Map<number, number> {
   const words = new Bm25Index();
-  items.forEach((item, i) => words.add(String(i), sources.analyzer.tokenize(item.text)));
-  const terms = queryTerms(query, sources.analyzer);
+  texts.forEach((text, i) => words.add(String(i), analyzer.tokenize(text)));
+  const terms = queryTerms(query, analyzer);
   const keyword = new Map(
-    words.search([...terms.keys()], items.length, terms).map((h) => [Number(h.id), h.score]),
+    words.search([...terms.keys()], texts.length, terms).map((h) => [Number(h.id), h.score]),
   );
-  const candidates: MixCandidate[] = items.map((_, i) => ({
+  const candidates: MixCandidate[] = texts.map((_, i) => ({
     id: String(i),
     dense: dense[i],
     keyword: keyword.get(i),
   }));
-  for (const mixed of mixScores(candidates, { dense: denseWeightFor(settings, list) })) {
-    items[Number(mixed.id)]!.score = mixed.score;
-  }
-  return items.sort((a, b) => b.score - a.score);
+  return new Map(mixScores(candidates, { dense: weight }).map((m) => [Number(m.id), m.score]));
 }
 
 /**

@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
 import type { Embedder } from "../../../core/mod.ts";
-import { ManualClock } from "../../fakes/clock.ts";
-import { MemoryLogger } from "../../fakes/logger.ts";
-import { createTextAnalyzer, DocStore, rankMemory } from "../../../memory/mod.ts";
+import { inputEvent, rankEvents } from "./_rank.ts";
 import { scriptCoverage } from "../../../memory/text/scripts.ts";
 import { defaultRecallSettings, denseWeightFor } from "../../../memory/recall/config.ts";
 
@@ -34,40 +32,15 @@ const chineseModel = (languages?: string[]): Embedder => ({
   embed: (texts) => Promise.resolve(texts.map(() => Float32Array.from([0, 1]))),
 });
 
-const event = (id: string, input: string, vector: number[], fingerprint: string) => ({
-  id,
-  role: "user" as const,
-  source: "cli",
-  channel: "cli",
-  input,
-  turnIds: [id],
-  timestamp: 0,
-  vector: { fingerprint, vector: Float32Array.from(vector) },
-});
+const event = (id: string, input: string, vector: number[], fingerprint: string) =>
+  inputEvent(id, input, { vector, fingerprint });
 
 async function firstFor(embedder: Embedder, question: string): Promise<string | undefined> {
-  const dir = await Deno.makeTempDir();
-  const analyzer = await createTextAnalyzer();
-  const documents = await DocStore.open({
-    dir,
-    embedder,
-    analyzer,
-    clock: new ManualClock(),
-    logger: new MemoryLogger(),
-  });
-  try {
-    const events = [
-      event("cat", "my cat Mimi sleeps on the sofa", [1, 0], embedder.fingerprint),
-      event("rain", "rain all day tomorrow", [0, 1], embedder.fingerprint),
-    ];
-    const ranked = await rankMemory(question, { embedder, analyzer, events, documents }, {
-      settings: defaultRecallSettings(embedder),
-    });
-    return ranked[0]?.event?.id;
-  } finally {
-    documents.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  const ranked = await rankEvents(embedder, question, [
+    event("cat", "my cat Mimi sleeps on the sofa", [1, 0], embedder.fingerprint),
+    event("rain", "rain all day tomorrow", [0, 1], embedder.fingerprint),
+  ]);
+  return ranked[0]?.event?.id;
 }
 
 Deno.test("An English query to a model trained for Chinese is ranked by its words", async () => {
