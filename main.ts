@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import denoJson from "./deno.json" with { type: "json" };
 import type { Logger } from "./core/mod.ts";
 import type { HomePaths } from "./memory/mod.ts";
+import type { OpenedProviders } from "./adapters/mod.ts";
 // The guard process (`serve`) runs only what these import, and they import nothing of the
 // daemon but types: so it holds ~40 MB instead of the daemon's ~90. They are the only modules
 // main.ts takes from inside a folder rather than from its mod.ts, for that reason.
@@ -61,7 +62,9 @@ const {
   memoryPluginServices,
   MODEL_USAGE,
   openHomeConfig,
+  modelSetup,
   openMemory,
+  personaFile,
   readPersona,
   registerMemoryDefaults,
   runBackupCommand,
@@ -257,8 +260,9 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
     notices.send("failback_boot", "guard", failbackNotice(guard.state, plugins.leftOut));
   }
   const views = webViews(memory);
+  const setup = webSetup({ ...base, paths }, llm.probe);
   const web = stack.use(
-    serveWeb({ ...base, address, hub, kernel, plugins, memory: views, providers, usage }),
+    serveWeb({ ...base, address, hub, kernel, plugins, memory: views, providers, usage, setup }),
   );
   await claim.announce();
   console.log(web.url);
@@ -308,7 +312,7 @@ async function openLlm(
   const usage = stack.use(new SqliteUsageStore({ path: join(paths.root, "usage.db") }));
   const luaWasmPath = await luaGlueFile(paths.run); // wasmoon reads its wasm from a file
   const tokenizers = createTokenizers({ logger: base.logger }); // OpenAI models' counts, at need
-  const providers = await openProviders({
+  const { manager: providers, probe } = await openProviders({
     ...base,
     home: paths.root,
     luaWasmPath,
@@ -317,7 +321,7 @@ async function openLlm(
     command: cli,
     tokenizer: tokenizers.counterFor,
   });
-  return { usage, luaWasmPath, tokenizers, providers };
+  return { usage, luaWasmPath, tokenizers, providers, probe };
 }
 
 /** The one log line of a daemon that is up: its home, sources, vector space and startup time. */
@@ -347,6 +351,13 @@ function webViews(memory: Awaited<ReturnType<typeof openMemory>>) {
   const { context, documents, upkeep: { knowledge, textLog: history }, media } = memory;
   const graph = memory.graph.graph;
   return { history, graph, context, documents, knowledge, media, forget: memory.forget };
+}
+
+/** The setup screen's parts: the adapters' probe, persona.md and `memory model`. */
+function webSetup(context: Parameters<typeof modelSetup>[0], probe: OpenedProviders["probe"]) {
+  const { models, test } = probe;
+  const memoryModel = modelSetup(context);
+  return { models, test, persona: personaFile(context.paths.persona), memoryModel };
 }
 
 /** A command's home: created when missing, its config open until disposed; warnings only. */

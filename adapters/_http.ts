@@ -61,13 +61,8 @@ export class SourceFailures {
   /** The error for a non-2xx answer, classified by status and body. */
   status(status: number, body: string): ProviderError {
     const message = providerMessage(body);
-    return this.make(
-      statusKind(status, body),
-      `answered ${status}${message ? `: ${message}` : ""}`,
-      {
-        status,
-      },
-    );
+    const said = message ? `: ${message}` : "";
+    return this.make(statusKind(status, body), `answered ${status}${said}`, { status });
   }
 
   /** The error for an error object the provider sent inside a 200 body or stream. */
@@ -113,7 +108,7 @@ export class HttpExchange {
     this.#release = release;
   }
 
-  /** POST `body` as JSON; resolves once 2xx headers arrive, else rejects with ProviderError. */
+  /** POST `body` as JSON (GET if undefined); resolves on 2xx headers, else ProviderError. */
   static async open(
     target: HttpTarget,
     body: unknown,
@@ -132,12 +127,15 @@ export class HttpExchange {
     });
     let response: Response;
     try {
-      response = await target.fetch(target.url, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...target.headers },
-        body: body instanceof JsonText ? body.text : JSON.stringify(body),
-        signal: controller.signal,
-      });
+      response = await target.fetch(
+        target.url,
+        body === undefined ? { headers: target.headers, signal: controller.signal } : {
+          method: "POST",
+          headers: { "content-type": "application/json", ...target.headers },
+          body: body instanceof JsonText ? body.text : JSON.stringify(body),
+          signal: controller.signal,
+        },
+      );
     } catch (error) {
       release();
       if (signal?.aborted) throw failures.cancelled(error);

@@ -27,4 +27,11 @@ export {
 export { createJsonLogger, parseLogLevel, writeStderr } from "./json_logger.ts";
 
 export { type AdapterBuilder, createProviderFactory } from "./factory.ts";
-export { openProviders } from "./providers.ts";
+export { type OpenedProviders, openProviders } from "./providers.ts";
+export {
+  createSourceProbe,
+  listModels,
+  type ProbeFailure,
+  type SourceProbe,
+  type SourceTestResult,
+} from "./source_probe.ts";

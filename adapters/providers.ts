@@ -14,6 +14,7 @@ import {
   type UsageLedger,
 } from "../core/mod.ts";
 import { createProviderFactory } from "./factory.ts";
+import { createSourceProbe, type SourceProbe } from "./source_probe.ts";
 import {
   bundledAdapters,
   installBundledAdapters,
@@ -46,11 +47,18 @@ function causeCap(config: ConfigRegistry, cause: string): number {
   return config.get<number>(`core.llm.causes.${cause}.daily_token_cap`);
 }
 
+/** The daemon's LLM side: the manager over the configured sources, and a probe for new ones. */
+export interface OpenedProviders {
+  manager: ProviderManager;
+  /** Lists models and test-calls a source not yet saved, with the same adapters. */
+  probe: SourceProbe;
+}
+
 /**
  * Install the bundled adapters and build the provider manager over the configured sources
  * (with none, it says so in the log: the daemon still starts, and chat answers how to add one).
  */
-export async function openProviders(options: OpenProvidersOptions): Promise<ProviderManager> {
+export async function openProviders(options: OpenProvidersOptions): Promise<OpenedProviders> {
   const { clock, logger, config, command } = options;
   const dir = join(options.home, "adapters");
   await installBundledAdapters(dir, bundledAdapters, logger);
@@ -60,16 +68,17 @@ export async function openProviders(options: OpenProvidersOptions): Promise<Prov
     ...luaAdapterLimits(config),
     wasmPath: options.luaWasmPath,
   });
+  const factory = createProviderFactory({
+    clock,
+    logger,
+    adapters: lua.adapters(),
+    resolve: (name) => lua.resolve(name),
+  });
   const manager = new ProviderManager({
     clock,
     logger: logger.child({ component: "providers" }),
     sources: () => config.llmSources(),
-    factory: createProviderFactory({
-      clock,
-      logger,
-      adapters: lua.adapters(),
-      resolve: (name) => lua.resolve(name),
-    }),
+    factory,
     retryDelayMs: config.get<number>("core.llm.retry_delay_ms"),
     usage: options.usage,
     tokenizer: options.tokenizer,
@@ -86,5 +95,5 @@ export async function openProviders(options: OpenProvidersOptions): Promise<Prov
   if (!manager.hasSources()) {
     logger.warn("No LLM source configured; chat will answer with how to configure one");
   }
-  return manager;
+  return { manager, probe: createSourceProbe({ factory, clock, logger }) };
 }

@@ -149,6 +149,11 @@ export function readPersona(path: string): string {
   }
 }
 
+/** The persona file as the page edits it: the text (the default when missing), saved atomically. */
+export function personaFile(path: string): { read(): string; write(text: string): Promise<void> } {
+  return { read: () => readPersona(path), write: (text) => writeFileAtomic(path, text) };
+}
+
 /**
  * Write `text` to `path` atomically: temp file, fsync, rename, fsync of the folder. With
  * `sync: false` the fsyncs are left to the caller (bulk writes sync the folder once at the end);

@@ -4,6 +4,7 @@ export {
   ensureHome,
   type HomePaths,
   homePaths,
+  personaFile,
   readPersona,
   resolveHome,
 } from "./home.ts";
@@ -56,7 +57,14 @@ export { exportMemory, importMemory } from "./portable.ts";
 export { runEvalCommand, runMemoryCommand } from "./cli/commands.ts";
 export { createMemoryRanker, type MemoryRankerOptions } from "./ranker.ts";
 export { runUsageCommand, type UsageFlags } from "./cli/usage.ts";
-export { memoryModelCommand, MODEL_USAGE, parseModelArgs, socketAnswers } from "./cli/model.ts";
+export {
+  memoryModelCommand,
+  MODEL_USAGE,
+  type ModelSetup,
+  modelSetup,
+  parseModelArgs,
+  socketAnswers,
+} from "./cli/model.ts";
 export { memoryPluginServices } from "./plugin_services.ts";
 export { checkStores } from "./cli/health.ts";
 export { loadOnnxImageEncoder, toPixelValues, unifiedSpace } from "./embed/onnx_image.ts";

@@ -17,6 +17,7 @@ import { mountOpenAI, openAIError } from "./openai.ts";
 import { mountPluginRoutes } from "./_plugin_routes.ts";
 import { mountMemoryRoutes } from "./_memory_routes.ts";
 import { mountSkills } from "./_skills.ts";
+import { mountSetup } from "./_setup.ts";
 import { MEDIA_PATH, mountMedia, refsOf } from "./_media.ts";
 import { mountAssets } from "./_assets.ts";
 // Embedded as text so one compiled binary carries the page.
@@ -160,6 +161,7 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
   mountMemoryRoutes(app, deps);
   mountDashboard(app, deps);
   mountSkills(app, deps);
+  mountSetup(app, deps);
   mountMedia(app, deps);
   mountOpenAI(app, deps);
 

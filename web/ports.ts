@@ -23,6 +23,7 @@ import type {
   RelationPatch,
   Reply,
   ResidentSummary,
+  SourceConfig,
   UsageReport,
 } from "../core/mod.ts";
 
@@ -282,6 +283,49 @@ export interface PluginRoutesPort {
   ): { route: PluginRoute; params: Record<string, string> } | undefined;
 }
 
+/** A failed probe of a source, in words (a ProviderError's kind, status and message). */
+export interface ProbeFailureView {
+  kind: string;
+  message: string;
+  status?: number;
+}
+
+/** A test call's outcome: the model's answer, or the source's error. */
+export type SourceTestView =
+  | { ok: true; model: string; text: string; ms: number }
+  | { ok: false; error: ProbeFailureView };
+
+/** One step of a model install (memory's InstallProgress, passed through as JSON). */
+export interface ModelInstallStep {
+  /** "download", "verify", "probe" or "done". */
+  phase: string;
+  /** The file being downloaded ("model", "tokenizer"), with its bytes so far and total. */
+  file?: string;
+  bytes?: number;
+  total?: number;
+  name?: string;
+}
+
+/**
+ * First run (the setup screen): try a source before it is saved, with the daemon's own
+ * adapters, server-side; edit the persona; show and install the semantic memory model.
+ */
+export interface SetupPort {
+  /** The model ids the source's API lists; rejects with ProviderError. */
+  models(source: SourceConfig, options?: { signal?: AbortSignal }): Promise<string[]>;
+  /** One short real call; resolves with the error as data, never rejects. */
+  test(source: SourceConfig, options?: { signal?: AbortSignal }): Promise<SourceTestView>;
+  persona: { read(): string; write(text: string): Promise<void> };
+  /** `memory model list` / `install`; absent: those routes answer 501. */
+  memoryModel?: {
+    status(): Promise<unknown>;
+    install(
+      request: { name?: string; from?: string },
+      options: { onProgress?: (step: ModelInstallStep) => void; signal?: AbortSignal },
+    ): Promise<unknown>;
+  };
+}
+
 /** Everything createApp takes. */
 export interface WebDeps {
   /** The access token (core.web.token). */
@@ -300,6 +344,8 @@ export interface WebDeps {
   llm?: LlmPort;
   agents?: AgentsPort;
   skills?: SkillsPort;
+  /** The setup screen's probes, persona and memory model; absent: 501. */
+  setup?: SetupPort;
   /** The media store (uploads, images in chat and the OpenAI endpoint); absent: images are refused. */
   media?: MediaStore;
   /** The MCP server at /mcp; absent: 404. */

@@ -28,6 +28,7 @@ import type {
   HistoryPort,
   McpPort,
   PluginsPort,
+  SetupPort,
   SkillsPort,
   SourceView,
 } from "./ports.ts";
@@ -124,6 +125,8 @@ export interface ServeWebOptions {
   };
   providers: { health(): SourceView[] };
   usage: Pick<UsageLedger, "range" | "causes">;
+  /** The setup screen: source probes, the persona, the memory model. */
+  setup?: SetupPort;
 }
 
 /** The listening web app; disposing ends the SSE streams, then shuts the server down. */
@@ -173,6 +176,7 @@ export function serveWeb(options: ServeWebOptions): WebServer {
     pluginRoutes: agent.routes,
     skills: options.plugins.skills,
     media: memory.media,
+    setup: options.setup,
   }, { hub });
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { HomeAgentError } from "../../core/mod.ts";
-import { DEFAULT_MODEL, MODEL_CATALOG } from "../embed/model_catalog.ts";
+import { type CatalogModel, DEFAULT_MODEL, MODEL_CATALOG } from "../embed/model_catalog.ts";
 import { installModel, type InstallProgress } from "../embed/model_install.ts";
 import { chooseDefaultModel, MODEL_FOR_LANGUAGE, processLocale } from "../embed/model_choice.ts";
 import { homeTexts } from "./_home_texts.ts";
@@ -34,6 +34,10 @@ export interface ModelCommandIo {
   signal?: AbortSignal;
   /** The environment the locale is read from; default the process's. */
   env?: (name: string) => string | undefined;
+  /** Every step of an install (the web's progress stream). */
+  onProgress?: (progress: InstallProgress) => void;
+  /** The models known by name; default MODEL_CATALOG (tests point it at a loopback server). */
+  catalog?: readonly CatalogModel[];
 }
 
 /** The usage line of `memory model`. */
@@ -73,7 +77,7 @@ export async function memoryModelCommand(
   const modelsDir = join(context.paths.memory, "models");
   switch (request.action) {
     case "list":
-      return await listModels(context, modelsDir);
+      return await listModels(context, modelsDir, io.catalog);
     case "remove":
       return await removeModel(context, modelsDir, request.name, io);
     case "install":
@@ -89,6 +93,7 @@ async function install(
 ): Promise<unknown> {
   const bars = new Map<string, ProgressBar>();
   const onProgress = (p: InstallProgress) => {
+    io.onProgress?.(p);
     if (p.phase !== "download") return;
     if (!bars.has(p.file)) bars.set(p.file, createProgressBar(p.file.padEnd(9), io.stderr));
     bars.get(p.file)!.update(p.bytes, p.total);
@@ -102,6 +107,7 @@ async function install(
     fetch: io.fetch,
     signal: io.signal,
     onProgress,
+    catalog: io.catalog,
   });
   context.config.set(KIND, "onnx");
   context.config.set(NAME, result.name);
@@ -148,7 +154,11 @@ async function defaultFor(context: MemoryCommandContext, io: ModelCommandIo): Pr
   return choice.name;
 }
 
-async function listModels(context: MemoryCommandContext, modelsDir: string) {
+async function listModels(
+  context: MemoryCommandContext,
+  modelsDir: string,
+  catalog: readonly CatalogModel[] = MODEL_CATALOG,
+) {
   const installed = await listInstalledModels(modelsDir, context.logger);
   const kind = context.config.get<string>(KIND);
   const activeName = kind === "onnx" ? context.config.get<string>(NAME) : "";
@@ -165,7 +175,7 @@ async function listModels(context: MemoryCommandContext, modelsDir: string) {
       installedAt: manifest.installedAt,
       active: name === activeName,
     })),
-    available: MODEL_CATALOG.map((m) => ({
+    available: catalog.map((m) => ({
       name: m.name,
       description: m.description,
       languages: m.languages,
@@ -200,4 +210,33 @@ async function removeModel(
     );
   }
   return { removed: name, wasActive };
+}
+
+/** The semantic model as the page's setup shows it: what is installed, and installing one. */
+export interface ModelSetup {
+  /** As `memory model list`: the space, the installed models, the catalogue. */
+  status(): Promise<unknown>;
+  /** As `memory model install`; the result says a restart switches the running daemon. */
+  install(
+    request: { name?: string; from?: string },
+    options: { onProgress?: (progress: InstallProgress) => void; signal?: AbortSignal },
+  ): Promise<unknown>;
+}
+
+/** `memory model list|install` for the daemon's web page (the daemon is the one running). */
+export function modelSetup(
+  context: MemoryCommandContext,
+  options: { fetch?: typeof fetch; catalog?: readonly CatalogModel[] } = {},
+): ModelSetup {
+  const io = (more: Partial<ModelCommandIo> = {}): ModelCommandIo => ({
+    stderr: { write: () => {}, isTerminal: false },
+    daemonRunning: () => Promise.resolve(true),
+    ...options,
+    ...more,
+  });
+  return {
+    status: () => memoryModelCommand(context, { action: "list" }, io()),
+    install: (request, call) =>
+      memoryModelCommand(context, { action: "install", ...request }, io(call)),
+  };
 }

