@@ -16,7 +16,8 @@ import {
   registrySettingsPort,
   webOutputChannel,
 } from "../../web/mod.ts";
-import { systemClock } from "../../adapters/mod.ts";
+import { createProviderFactory, createSourceProbe, systemClock } from "../../adapters/mod.ts";
+import { homePaths, modelSetup, personaFile, registerMemoryDefaults } from "../../memory/mod.ts";
 import { type FakeLLMServer, startFakeOpenAI } from "../fixtures/fake_llm.ts";
 import { createTestKernel, type TestKernel } from "../fakes/kernel.ts";
 import { fakeWeb, TOKEN } from "./_deps.ts";
@@ -94,6 +95,22 @@ function memoryKnowledge(): KnowledgePort {
   };
 }
 
+/** The setup screen's parts over the kernel's registry, with persona.md and models in `dir`. */
+function setupParts(kernel: TestKernel, dir: string) {
+  const config = kernel.config.registry;
+  registerMemoryDefaults(config);
+  const probe = createSourceProbe({
+    factory: createProviderFactory({ clock: systemClock, logger: kernel.logger }),
+  });
+  const paths = homePaths(dir);
+  return {
+    models: probe.models,
+    test: probe.test,
+    persona: personaFile(paths.persona),
+    memoryModel: modelSetup({ paths, config, clock: systemClock, logger: kernel.logger }),
+  };
+}
+
 /** Serve the app on a free port. */
 export async function serveApp(): Promise<ServedApp> {
   const llm = startFakeOpenAI();
@@ -106,6 +123,7 @@ export async function serveApp(): Promise<ServedApp> {
     kernel.agent.stages.register(stage, logTurn, { plugin: "core" });
   }
   const hub = new EventHub({ clock: systemClock });
+  const setup = setupParts(kernel, logDir);
   const unsubscribe = kernel.agent.events.subscribe("*", (e) => hub.publish(e));
   kernel.agent.outputs.register(webOutputChannel({ hub, clock: systemClock }));
   const app = createApp({
@@ -141,6 +159,7 @@ export async function serveApp(): Promise<ServedApp> {
       documents: () => Promise.resolve([]),
     }),
     llm: { sources: () => kernel.providers.health(), usage: () => [] },
+    setup,
     agents: { list: () => [] },
     skills: {
       list: () => [{

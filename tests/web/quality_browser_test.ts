@@ -27,6 +27,7 @@ const PANELS: [name: string, hash: string, ready: string][] = [
   ["settings-llm", "#settings/llm", ".setting"],
   ["settings-memory", "#settings/memory", ".setting"],
   ["settings-advanced", "#settings/advanced", ".setting"],
+  ["setup", "#setup", "#setup-catalogue"],
 ];
 
 const VIEWPORTS = {

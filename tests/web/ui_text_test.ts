@@ -17,10 +17,17 @@ import { runMain } from "../fakes/daemon.ts";
 
 const CJK = /[\u3400-\u9fff]/;
 /** Words that read the same in both languages (names, units, placeholders only). */
-const SAME_IN_BOTH = new Set(["title", "channel_mcp", "unitMb", "pluginNamed", "kind_lua"]);
+const SAME_IN_BOTH = new Set([
+  "title",
+  "channel_mcp",
+  "unitMb",
+  "pluginNamed",
+  "kind_lua",
+  "preset_openai",
+]);
 /** Keys the page builds from data (`t(\`group_${g}\`)`, `tMaybe("channel_" + c)`). */
 const BUILT =
-  /^(group_|channel_|state_|kind_|health_|etype_|runs_|about_|enter(Whole|Number)|durationM|durationH|durationD)/;
+  /^(group_|channel_|state_|kind_|health_|etype_|runs_|about_|preset_|setupStep_|file_|enter(Whole|Number)|durationM|durationH|durationD)/;
 
 /** The one catalogue, from its parts (a key in two parts would be shadowed). */
 const PARTS = { TEXT, VIEW_TEXT, MEMORY_TEXT, PLUGIN_TEXT };

@@ -56,7 +56,16 @@ function GroupBody(
   if (group === "advanced") {
     return list.map((s) => h(SettingField, { key: s.key, s, onSaved, showKey: true }));
   }
-  if (group === "llm") return h(Owned, { list, onSaved, prefix: "sourceNamed" });
+  if (group === "llm") {
+    return [
+      h(
+        "p",
+        { class: "row", key: "add" },
+        h("a", { class: "button primary", href: "#setup", id: "add-source" }, t("addSource")),
+      ),
+      h(Owned, { list, onSaved, prefix: "sourceNamed" }),
+    ];
+  }
   if (group === "plugins") return h(Owned, { list, onSaved, prefix: "pluginNamed" });
   return list.map((s) => h(SettingField, { key: s.key, s, onSaved }));
 }

@@ -16,6 +16,7 @@ import { PluginsView } from "./_plugins.ts";
 import { KnowledgeView } from "./_knowledge.ts";
 import { SettingsView } from "./_settings.ts";
 import { SkillsView } from "./_skills.ts";
+import { checkSetup, SetupView } from "./_setup.ts";
 import { loadMarkdown } from "./_lazy.ts";
 
 const VIEWS = {
@@ -27,8 +28,11 @@ const VIEWS = {
   llm: LlmView,
   agents: AgentsView,
   settings: SettingsView,
+  setup: SetupView,
 } as const;
 type View = keyof typeof VIEWS;
+/** Views reached by a link, not from the menu. */
+const UNLISTED: readonly View[] = ["setup"];
 
 function viewFromHash(): View {
   const name = location.hash.slice(1).split("/")[0]!;
@@ -71,7 +75,7 @@ function Nav({ view }: { view: View }) {
   return h(
     "nav",
     { class: "tabs", "aria-label": t("menu") },
-    (Object.keys(VIEWS) as View[]).map((k) =>
+    (Object.keys(VIEWS) as View[]).filter((k) => !UNLISTED.includes(k)).map((k) =>
       h(
         "a",
         {
@@ -108,6 +112,7 @@ function useSession() {
     }
     if (authed.value !== undefined) document.body.dataset.ready = "1";
     if (authed.value !== true) return;
+    checkSetup();
     const source = connectEvents();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape" && !e.defaultPrevented && busy()) stopTurn();
