@@ -9,6 +9,7 @@ import {
   createProviderFactory,
   createSourceProbe,
   listModels,
+  LuaAdapterRuntime,
   systemClock,
 } from "../../adapters/mod.ts";
 import { reply, startFakeOllama, startFakeOpenAI } from "../fixtures/fake_llm.ts";
@@ -172,4 +173,53 @@ Deno.test("SourceProbe.test calls the model through its adapter and returns erro
   const unknown = await probe.test({ ...good, adapter: "nonesuch" });
   assert.equal(!unknown.ok && unknown.error.kind, "config");
   assert.match(!unknown.ok ? unknown.error.message : "", /unknown adapter "nonesuch"/);
+});
+
+Deno.test("SourceProbe.test reaches Anthropic through its Lua adapter, and tells its 401", async () => {
+  const answer = {
+    id: "msg_01XFDUDYJgAACzvnptvVoYEL",
+    type: "message",
+    role: "assistant",
+    model: "claude-sonnet-4-5-20250929",
+    content: [{ type: "text", text: "OK" }],
+    "stop_reason": "end_turn",
+    "stop_sequence": null,
+    usage: { input_tokens: 14, output_tokens: 4 },
+  };
+  const calls: LoopbackRequest[] = [];
+  const server = startLoopbackServer(async (exchange) => {
+    calls.push(exchange.request);
+    const right = exchange.request.headers["x-api-key"] === "sk-ant-right";
+    await exchange.head(right ? 200 : 401, { "content-type": "application/json" });
+    await exchange.write(JSON.stringify(
+      right ? answer : {
+        type: "error",
+        error: { type: "authentication_error", message: "invalid x-api-key" },
+      },
+    ));
+    await exchange.end();
+  });
+  const lua = new LuaAdapterRuntime({ logger: silentLogger });
+  try {
+    const factory = createProviderFactory({
+      clock: systemClock,
+      logger: silentLogger,
+      adapters: lua.adapters(),
+      resolve: (name) => lua.resolve(name),
+    });
+    const probe = createSourceProbe({ factory });
+    const claude = {
+      ...source("anthropic", `http://127.0.0.1:${server.port}`, "sk-ant-right"),
+      model: "claude-sonnet-4-5",
+    };
+    const ok = await probe.test(claude);
+    assert.deepEqual(ok.ok && [ok.text, ok.model], ["OK", "claude-sonnet-4-5-20250929"]);
+    assert.equal(calls[0]!.path, "/v1/messages");
+    assert.equal(JSON.parse(calls[0]!.body).max_tokens, 16);
+    const refused = await probe.test({ ...claude, apiKey: "sk-ant-wrong" });
+    assert.equal(!refused.ok && refused.error.status, 401);
+    assert.match(!refused.ok ? refused.error.message : "", /answered 401: invalid x-api-key/);
+  } finally {
+    await server.close();
+  }
 });
