@@ -31,6 +31,7 @@ export { type OpenedProviders, openProviders } from "./providers.ts";
 export {
   createSourceProbe,
   listModels,
+  type ModelListResult,
   type ProbeFailure,
   type SourceProbe,
   type SourceTestResult,

@@ -33,6 +33,11 @@ export type SourceTestResult =
   | { ok: true; model: string; text: string; ms: number }
   | { ok: false; error: ProbeFailure };
 
+/** The outcome of a model listing: the ids, or the source's error in words. */
+export type ModelListResult =
+  | { ok: true; models: string[] }
+  | { ok: false; error: ProbeFailure };
+
 /** A failed probe as the page shows it. */
 export interface ProbeFailure {
   kind: string;
@@ -42,8 +47,8 @@ export interface ProbeFailure {
 
 /** Lists models and makes test calls for sources not (yet) saved. */
 export interface SourceProbe {
-  /** The model ids the source's API lists, sorted; rejects with ProviderError. */
-  models(source: SourceConfig, options?: { signal?: AbortSignal }): Promise<string[]>;
+  /** The model ids the source's API lists, sorted; never rejects. */
+  models(source: SourceConfig, options?: { signal?: AbortSignal }): Promise<ModelListResult>;
   /** One short non-streamed call through the source's adapter; never rejects. */
   test(source: SourceConfig, options?: { signal?: AbortSignal }): Promise<SourceTestResult>;
 }
@@ -58,7 +63,13 @@ export interface SourceProbeOptions extends NativeClientOptions {
 export function createSourceProbe(options: SourceProbeOptions): SourceProbe {
   const { factory, ...http } = options;
   return {
-    models: (source, call = {}) => listModels(source, { ...http, signal: call.signal }),
+    async models(source, call = {}) {
+      try {
+        return { ok: true, models: await listModels(source, { ...http, signal: call.signal }) };
+      } catch (error) {
+        return { ok: false, error: probeFailure(error) };
+      }
+    },
     async test(source, call = {}) {
       const started = performance.now();
       try {

@@ -61,14 +61,7 @@ export function mountSetup<E extends Env>(app: Hono<E>, deps: WebDeps): void {
   });
   app.post("/api/v1/setup/models", async (c) => {
     const source = sourceOf(await parseBody(c, SourceDraft));
-    try {
-      return c.json({
-        ok: true,
-        models: await setup().models(source, { signal: c.req.raw.signal }),
-      });
-    } catch (error) {
-      return c.json({ ok: false, error: failureOf(error) });
-    }
+    return c.json(await setup().models(source, { signal: c.req.raw.signal }));
   });
   app.post("/api/v1/setup/test", async (c) => {
     const source = sourceOf(await parseBody(c, WithModel));
@@ -98,15 +91,6 @@ function sourceOf(draft: SourceDraft): SourceConfig {
     ...(draft.apiKey ? { apiKey: draft.apiKey } : {}),
     model: draft.model,
     enabled: true,
-  };
-}
-
-function failureOf(error: unknown) {
-  const known = error as { kind?: unknown; status?: unknown };
-  return {
-    kind: typeof known.kind === "string" ? known.kind : "config",
-    message: errorMessage(error),
-    ...(typeof known.status === "number" ? { status: known.status } : {}),
   };
 }
 

@@ -290,6 +290,11 @@ export interface ProbeFailureView {
   status?: number;
 }
 
+/** A model listing's outcome: the ids, or the source's error. */
+export type ModelListView =
+  | { ok: true; models: string[] }
+  | { ok: false; error: ProbeFailureView };
+
 /** A test call's outcome: the model's answer, or the source's error. */
 export type SourceTestView =
   | { ok: true; model: string; text: string; ms: number }
@@ -311,8 +316,8 @@ export interface ModelInstallStep {
  * adapters, server-side; edit the persona; show and install the semantic memory model.
  */
 export interface SetupPort {
-  /** The model ids the source's API lists; rejects with ProviderError. */
-  models(source: SourceConfig, options?: { signal?: AbortSignal }): Promise<string[]>;
+  /** The model ids the source's API lists, or its error; never rejects. */
+  models(source: SourceConfig, options?: { signal?: AbortSignal }): Promise<ModelListView>;
   /** One short real call; resolves with the error as data, never rejects. */
   test(source: SourceConfig, options?: { signal?: AbortSignal }): Promise<SourceTestView>;
   persona: { read(): string; write(text: string): Promise<void> };

@@ -170,6 +170,8 @@ Deno.test("SourceProbe.test calls the model through its adapter and returns erro
   assert.equal(wrong.ok, false);
   assert.equal(!wrong.ok && wrong.error.kind, "auth");
   assert.match(!wrong.ok ? wrong.error.message : "", /Incorrect API key provided/);
+  const listed = await probe.models({ ...good, apiKey: "sk-nope-1234" });
+  assert.equal(!listed.ok && listed.error.status, 401);
   const unknown = await probe.test({ ...good, adapter: "nonesuch" });
   assert.equal(!unknown.ok && unknown.error.kind, "config");
   assert.match(!unknown.ok ? unknown.error.message : "", /unknown adapter "nonesuch"/);
