@@ -68,7 +68,8 @@ export class NoProviderError extends HomeAgentError {
       "No LLM source is configured. Set HOMEAGENT_LLM_BASE_URL and HOMEAGENT_LLM_MODEL " +
         `(and HOMEAGENT_LLM_API_KEY if needed) before \`${command} serve\`, or run ` +
         `\`${command} config set core.llm.sources.main.base_url URL\` and ` +
-        `\`${command} config set core.llm.sources.main.model MODEL\`.`,
+        `\`${command} config set core.llm.sources.main.model MODEL\`; or open the web page ` +
+        "(the URL `serve` prints), which opens on Setup while no source exists.",
     );
   }
 }

@@ -38,6 +38,13 @@ Deno.test({
       assert.match(page.url(), /#setup$/);
       await page.screenshot({ path: `${ARTIFACTS}setup-new-home.png`, fullPage: true });
 
+      // A chat before any source says where to set one up.
+      const origin = new URL(daemon.url).origin;
+      const early = await page.request.post(`${origin}/api/v1/chat?wait=1`, {
+        data: { text: "hi" },
+      });
+      assert.match((await early.json()).text, /No LLM source is configured.*opens on Setup/);
+
       await page.locator("#setup-preset").selectOption("custom");
       await page.locator("#setup-base-url").fill(llm.url);
       await page.locator("#setup-key").fill("sk-wrong-1234");
