@@ -4,14 +4,22 @@
  * bounded, re-hashed: a line whose bytes do not hash to its digest is refused) and relinks.
  */
 import { MediaError, toBase64 } from "../core/mod.ts";
+import type { MediaBlock } from "../core/mod.ts";
 import type { MediaTier } from "./media/store.ts";
 import { sha256Hex } from "./media/blobs.ts";
 import type { LineOf } from "./_portable_records.ts";
 
-/** Write every block (verified: a damaged blob fails the export naming it); returns the count. */
+/** What else an export does with a block's verified bytes (the Markdown side's image file). */
+export type MediaSink = (block: MediaBlock, bytes: Uint8Array) => Promise<void>;
+
+/**
+ * Write every block (verified: a damaged blob fails the export naming it), handing its bytes to
+ * `sink` too, so each blob is read once; returns the count.
+ */
 export async function exportMedia(
   media: MediaTier,
   write: (value: unknown) => Promise<void>,
+  sink?: MediaSink,
 ): Promise<number> {
   if (!media.enabled) return 0;
   let count = 0;
@@ -26,6 +34,7 @@ export async function exportMedia(
       "turn_ids": block.turnIds,
       data: toBase64(item.bytes),
     });
+    await sink?.(block, item.bytes);
     count++;
   }
   return count;

@@ -9,7 +9,7 @@ import type { ContextEvent, KnowledgeBase, MemoryDocument, Triple } from "../cor
 import type { DocStore } from "./docs/store.ts";
 import type { GraphDB } from "./graph/db.ts";
 import type { MediaTier } from "./media/store.ts";
-import { exportMedia, importMedia, verifyMedia } from "./_portable_media.ts";
+import { exportMedia, importMedia, type MediaSink, verifyMedia } from "./_portable_media.ts";
 import {
   FORMAT,
   type LineOf,
@@ -76,11 +76,15 @@ export async function exportMemory(stores: PortableStores, path: string): Promis
   return await writeExport(await snapshotMemory(stores), path, stores.media);
 }
 
-/** Write `snapshot` (and the blocks of `media`, when given) to `path` as version 2 JSON lines. */
+/**
+ * Write `snapshot` (and the blocks of `media`, when given, each also handed to `sink`) to `path`
+ * as version 2 JSON lines.
+ */
 export async function writeExport(
   snapshot: MemorySnapshot,
   path: string,
   media?: MediaTier,
+  sink?: MediaSink,
 ): Promise<PortableCounts> {
   const { graph } = snapshot;
   const lines = [
@@ -100,7 +104,7 @@ export async function writeExport(
   let blocks: number | undefined;
   try {
     for (const line of lines) await write(line);
-    if (media) blocks = await exportMedia(media, write);
+    if (media) blocks = await exportMedia(media, write, sink);
   } finally {
     await writer.close();
   }

@@ -5,7 +5,6 @@
  */
 import { join } from "node:path";
 import type { MediaBlock } from "../../core/mod.ts";
-import type { MediaTier } from "../media/store.ts";
 import { normalizeName } from "../graph/schema.ts";
 import type { MemorySnapshot } from "../portable.ts";
 
@@ -21,21 +20,22 @@ export function mediaFileName(block: Pick<MediaBlock, "digest" | "mime">): strin
   return `${block.digest.slice(0, 16)}.${EXTENSIONS[block.mime] ?? "bin"}`;
 }
 
-/**
- * Write every block (each read verified) into `dir`; returns, per normalised entity name, the
- * paths of its images relative to `entities/`. `stems` maps a normalised name to its page's stem.
- */
-export async function writeMediaFiles(
-  media: MediaTier | undefined,
+/** The image files of an export: `write` puts one block's bytes in place as the export reads it. */
+export interface MediaFiles {
+  write(block: MediaBlock, bytes: Uint8Array): Promise<void>;
+  /** Per normalised entity name, the paths of its images relative to `entities/`. */
+  byEntity: Map<string, string[]>;
+}
+
+/** Image files into `dir`; `stems` maps a normalised entity name to its page's stem. */
+export function mediaFiles(
   snapshot: MemorySnapshot,
   stems: Map<string, string>,
   dir: string,
-): Promise<Map<string, string[]>> {
+): MediaFiles {
   const byEntity = new Map<string, string[]>();
-  if (!media?.enabled) return byEntity;
   const owners = sentenceOwners(snapshot);
-  for (const block of media.rows.all()) {
-    const { bytes } = await media.get(block.digest);
+  const write = async (block: MediaBlock, bytes: Uint8Array) => {
     const entities = new Set(block.sentences.flatMap((s) => owners.get(s) ?? []));
     const name = mediaFileName(block);
     if (entities.size === 0) {
@@ -48,8 +48,8 @@ export async function writeMediaFiles(
       await Deno.writeFile(join(dir, "entities", folder, name), bytes, { mode: 0o600 });
       byEntity.set(entity, [...byEntity.get(entity) ?? [], `${folder}/${name}`]);
     }
-  }
-  return byEntity;
+  };
+  return { write, byEntity };
 }
 
 /** Sentence → the normalised names of the entities its facts are about (subject and object). */

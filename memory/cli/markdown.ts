@@ -17,7 +17,7 @@ import {
   snapshotMemory,
   writeExport,
 } from "../portable.ts";
-import { writeMediaFiles } from "./_markdown_media.ts";
+import { mediaFiles } from "./_markdown_media.ts";
 
 /** Export every tier into the new or empty folder `dir`; returns the counts. */
 export async function exportMemoryDir(
@@ -26,8 +26,11 @@ export async function exportMemoryDir(
 ): Promise<PortableCounts & { dir: string }> {
   await ensureEmpty(dir);
   const snapshot = await snapshotMemory(stores);
-  const counts = await writeExport(snapshot, join(dir, "memory.jsonl"), stores.media);
-  await writeMarkdown(snapshot, dir, stores.media);
+  const files = entityFiles(snapshot);
+  // Each image is read (and verified) once, for its JSON line and its file beside the entity.
+  const images = mediaFiles(snapshot, stemsOf(files), dir);
+  const counts = await writeExport(snapshot, join(dir, "memory.jsonl"), stores.media, images.write);
+  await writeMarkdown(snapshot, dir, images.byEntity);
   return { dir, ...counts };
 }
 
@@ -49,14 +52,12 @@ async function ensureEmpty(dir: string): Promise<void> {
 export async function writeMarkdown(
   snapshot: MemorySnapshot,
   dir: string,
-  media?: PortableStores["media"],
+  images: Map<string, string[]> = new Map(),
 ): Promise<void> {
   const { stringify } = await import("yaml"); // ~2 MB resident: loaded by an export, not by serve
   const { entities, facts } = snapshot.graph;
-  const files = new Map(entities.map((e) => [normalizeName(e.name), entityFile(e.name)]));
+  const files = entityFiles(snapshot);
   await Deno.mkdir(join(dir, "entities"), { recursive: true });
-  const stems = new Map([...files].map(([name, file]) => [name, file.replace(/\.md$/, "")]));
-  const images = await writeMediaFiles(media, snapshot, stems, dir);
   for (const entity of entities) {
     const norm = normalizeName(entity.name);
     await write(
@@ -86,6 +87,15 @@ export async function writeMarkdown(
   }
   await write(join(dir, "context.md"), contextPage(snapshot));
   await write(join(dir, "README.md"), readme(snapshot, files));
+}
+
+/** Normalised entity name → its page's file name. */
+function entityFiles(snapshot: MemorySnapshot): Map<string, string> {
+  return new Map(snapshot.graph.entities.map((e) => [normalizeName(e.name), entityFile(e.name)]));
+}
+
+function stemsOf(files: Map<string, string>): Map<string, string> {
+  return new Map([...files].map(([name, file]) => [name, file.replace(/\.md$/, "")]));
 }
 
 /** The file of an entity: a readable slug and a short hash of its normalised name. */
