@@ -15,6 +15,7 @@ export const tombstoneLine = (t: TombstoneDump["tombstones"][number]) => ({
   hash: t.hash,
   length: t.length,
   created_at: t.createdAt,
+  ...(t.quick === undefined ? {} : { quick: t.quick }),
 });
 
 export const entityLine = (e: EntityRecord) => ({
@@ -144,6 +145,7 @@ export function toGraphDump(parsed: ParsedExport): GraphDump & { tombstones: Tom
         hash: t.hash,
         length: t.length,
         createdAt: t.created_at,
+        ...(t.quick === undefined ? {} : { quick: t.quick }),
       })),
     },
   };

@@ -97,6 +97,7 @@ export const TombstoneLine = z.object({
   hash: z.string().regex(/^[0-9a-f]{64}$/),
   length: z.number().int().min(1),
   created_at: z.number(),
+  quick: z.number().int().min(0).max(2 ** 32 - 1).optional(),
 });
 
 /** A media block with its bytes in base64, beside the sentences and turns it came with. */

@@ -20,7 +20,7 @@ import type { GraphDB } from "../graph/db.ts";
 import type { KnowledgeStore } from "../knowledge/base.ts";
 import type { TextLog } from "../log/text_log.ts";
 import { type HomeFilesOptions, sweepHomeFiles } from "./home_files.ts";
-import { sweepRedactor } from "./hint.ts";
+import { everyText, sweepRedactor } from "./hint.ts";
 
 /** The tiers a forget sweeps. */
 export interface ForgetParts {
@@ -50,6 +50,7 @@ export function createForgetter(parts: ForgetParts): MemoryForgetter {
 }
 
 async function forgetOnce(parts: ForgetParts, name: string): Promise<ForgetReport> {
+  const again = parts.graph.forgotten.isForgotten(name);
   const graph = await parts.graph.forget(name);
   const redactor = parts.graph.forgotten;
   const documents = await sweepDocuments(parts.documents, redactor, parts.clock.now());
@@ -58,7 +59,10 @@ async function forgetOnce(parts: ForgetParts, name: string): Promise<ForgetRepor
   const textLog = await parts.textLog.redact(redactor);
   await parts.heartbeatState();
   const files = parts.homeFiles
-    ? await sweepHomeFiles(parts.homeFiles, sweepRedactor(redactor, graph.forgotten))
+    ? await sweepHomeFiles(
+      parts.homeFiles,
+      again ? everyText(redactor) : sweepRedactor(redactor, graph.forgotten),
+    )
     : { logs: { files: 0, lines: 0 }, removedCopies: [] };
   const knowledge = await knowledgeMentions(parts.knowledge, redactor);
   const report: ForgetReport = {

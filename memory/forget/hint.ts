@@ -1,11 +1,10 @@
 /**
  * A redactor for one forget's sweep of the daemon's log and the corrupt copies (home_files.ts):
- * the keyed-hash matcher (matcher.ts) hashes every window of a text, seconds per megabyte, and
- * the logs may hold 60 MB. The plain names of this forget (the name asked, its entity's name and
- * aliases) pick the texts worth matching: a text without the longest word of any of them skips
- * the matcher; the others go through it, which blanks every forgotten name in them. (A forget run
- * again after a crash knows only the name asked, its entity being gone: aliases that only the
- * first run knew are not looked for in the logs then.)
+ * the keyed-hash matcher (matcher.ts) reads a few megabytes a second, and the logs may hold
+ * 60 MB. The plain names of this forget (the name asked, its entity's name and aliases) pick the texts worth matching: a text without the longest word of any of them skips
+ * the matcher; the others go through it, which blanks every forgotten name in them. A forget run
+ * again after a crash knows only the name asked (its entity is gone), so it sweeps with
+ * `everyText`: only the hashes still know the aliases its first run tombstoned.
  */
 import type { TextRedactor } from "../../core/mod.ts";
 import { foldName } from "./matcher.ts";
@@ -42,4 +41,13 @@ function loose(text: string): string {
 
 function longestWord(folded: string): string {
   return folded.split(" ").reduce((a, b) => ([...b].length > [...a].length ? b : a), "");
+}
+
+/** Every text through the matcher (a forget run again: see above). */
+export function everyText(redactor: TextRedactor): SweepRedactor {
+  return {
+    mayMention: (text) => text !== "",
+    mentions: (text) => redactor.mentions(text),
+    redact: (text) => redactor.redact(text),
+  };
 }

@@ -6,59 +6,81 @@
  * ("Bo" is not in "both"), in Chinese and Japanese any window counts (no spaces to wait for).
  */
 import process from "node:process";
+import { quickBase, quickHash, rollWindows } from "./quick_hash.ts";
 
-/** One tombstone: the hash of a folded name under key `keyId`, and its length in characters. */
+/**
+ * One tombstone: the hash of a folded name under key `keyId`, and its length in characters;
+ * `quick` is the pre-check of quick_hash.ts (absent in tombstones made before it: those
+ * lengths are matched by hashing every window, as before).
+ */
 export interface Tombstone {
   keyId: number;
   hash: string;
   length: number;
+  quick?: number;
 }
 
 /** What replaces a forgotten name in stored text. */
 export const FORGOTTEN_MARK = "[forgotten]";
 
-/** A text folded for matching, with each folded character's span in the original. */
+/** A text folded for matching: each folded code point with its span in the original. */
 interface Folded {
-  chars: string[];
+  codes: number[];
   starts: number[];
   ends: number[];
 }
 
 /** The folded form of `text`: NFKC per character, lower case, whitespace runs as one space. */
 export function foldText(text: string): Folded {
-  const folded: Folded = { chars: [], starts: [], ends: [] };
-  let at = 0;
-  for (const point of text) {
-    const end = at + point.length;
-    if (/\s/u.test(point)) {
-      if (folded.chars.at(-1) === " ") folded.ends[folded.ends.length - 1] = end;
-      else push(folded, " ", at, end);
+  const folded: Folded = { codes: [], starts: [], ends: [] };
+  for (let at = 0; at < text.length;) {
+    const code = text.codePointAt(at)!;
+    const end = at + (code > 0xffff ? 2 : 1);
+    if (code < 128 ? ASCII_SPACE.has(code) : /\s/u.test(String.fromCodePoint(code))) {
+      if (folded.codes.at(-1) === SPACE) folded.ends[folded.ends.length - 1] = end;
+      else push(folded, SPACE, at, end);
+    } else if (
+      code < 128 || (code >= 0x4e00 && code <= 0x9fff) || (code >= 0x3400 && code <= 0x4dbf)
+    ) {
+      // ASCII and the unified Han ideographs are their own NFKC forms: skip normalize().
+      push(folded, code >= 65 && code <= 90 ? code + 32 : code, at, end);
     } else {
-      for (const c of point.normalize("NFKC").toLowerCase()) push(folded, c, at, end);
+      for (const c of String.fromCodePoint(code).normalize("NFKC").toLowerCase()) {
+        push(folded, c.codePointAt(0)!, at, end);
+      }
     }
     at = end;
   }
   return folded;
 }
 
-function push(folded: Folded, c: string, start: number, end: number): void {
-  folded.chars.push(c);
+const SPACE = 32;
+/** The ASCII characters `\s` matches. */
+const ASCII_SPACE = new Set([9, 10, 11, 12, 13, 32]);
+
+function push(folded: Folded, code: number, start: number, end: number): void {
+  folded.codes.push(code);
   folded.starts.push(start);
   folded.ends.push(end);
 }
 
 /** The folded name as one string (trimmed): what a tombstone hashes. */
 export function foldName(name: string): string {
-  return foldText(name.trim()).chars.join("").trim();
+  return String.fromCodePoint(...foldText(name.trim()).codes).trim();
 }
 
 const WORDLIKE = /[\p{L}\p{N}_]/u;
 const SPACELESS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
 
-/** A character that glues to its neighbours into one word (Latin, Cyrillic, digits, …). */
-function glues(c: string | undefined): boolean {
-  return c !== undefined && WORDLIKE.test(c) && !SPACELESS.test(c);
+/** A code point that glues to its neighbours into one word (Latin, Cyrillic, digits, …). */
+function glues(code: number | undefined): boolean {
+  if (code === undefined) return false;
+  if (code < 128) return ASCII_WORDLIKE.test(String.fromCharCode(code));
+  const c = String.fromCodePoint(code);
+  return WORDLIKE.test(c) && !SPACELESS.test(c);
 }
+
+const ASCII_WORDLIKE = /[A-Za-z0-9_]/;
 
 /** The forgotten names of a home, by hash; matching and redaction need no plain name. */
 export class ForgottenNames {
@@ -66,6 +88,10 @@ export class ForgottenNames {
   #tombstones: Tombstone[] = [];
   #hashes = new Set<string>();
   #lengths = new Set<number>();
+  /** Quick hashes by key and length (`keyId:length`): windows rolled, HMAC only on a hit. */
+  #quick = new Map<string, { keyId: number; length: number; values: Set<number> }>();
+  /** Lengths with a tombstone that has no quick hash: every window of them is hashed. */
+  #slowLengths = new Set<number>();
 
   constructor(keys: Iterable<[number, Uint8Array]> = [], tombstones: Iterable<Tombstone> = []) {
     for (const [id, key] of keys) this.#keys.set(id, key);
@@ -89,6 +115,14 @@ export class ForgottenNames {
     this.#hashes.add(id);
     this.#tombstones.push(tombstone);
     this.#lengths.add(tombstone.length);
+    if (tombstone.quick === undefined) {
+      this.#slowLengths.add(tombstone.length);
+      return;
+    }
+    const group = `${tombstone.keyId}:${tombstone.length}`;
+    const values = this.#quick.get(group)?.values ?? new Set<number>();
+    values.add(tombstone.quick);
+    this.#quick.set(group, { keyId: tombstone.keyId, length: tombstone.length, values });
   }
 
   /** A copy to extend (inside a transaction that may still fail). */
@@ -112,8 +146,9 @@ export class ForgottenNames {
   tombstone(name: string, keyId: number): Tombstone {
     const key = this.#keys.get(keyId);
     if (!key) throw new RangeError(`No tombstone key ${keyId}`);
-    const folded = foldName(name);
-    return { keyId, hash: hmac(key, folded), length: [...folded].length };
+    const folded = [...foldName(name)];
+    const quick = quickHash(quickBase(key), folded.map((c) => c.codePointAt(0)!));
+    return { keyId, hash: hmac(key, folded.join("")), length: folded.length, quick };
   }
 
   /** Whether `name` as a whole is forgotten. */
@@ -142,14 +177,22 @@ export class ForgottenNames {
     if (this.#hashes.size === 0 || text === "") return [];
     const f = foldText(text);
     const found: [number, number][] = [];
-    for (const length of this.#lengths) {
-      for (let s = 0; s + length <= f.chars.length; s++) {
-        const e = s + length;
-        if (f.chars[s] === " " || f.chars[e - 1] === " ") continue;
-        if (glues(f.chars[s]) && glues(f.chars[s - 1])) continue;
-        if (glues(f.chars[e - 1]) && glues(f.chars[e])) continue;
-        if (this.#known(f.chars.slice(s, e).join(""))) found.push([f.starts[s]!, f.ends[e - 1]!]);
+    const { codes } = f;
+    const check = (s: number, length: number) => {
+      const e = s + length;
+      if (codes[s] === SPACE || codes[e - 1] === SPACE) return;
+      if (glues(codes[s]) && glues(codes[s - 1])) return;
+      if (glues(codes[e - 1]) && glues(codes[e])) return;
+      if (this.#known(String.fromCodePoint(...codes.slice(s, e)))) {
+        found.push([f.starts[s]!, f.ends[e - 1]!]);
       }
+    };
+    for (const { keyId, length, values } of this.#quick.values()) {
+      const key = this.#keys.get(keyId);
+      if (key) rollWindows(quickBase(key), f.codes, length, values, (s) => check(s, length));
+    }
+    for (const length of this.#slowLengths) {
+      for (let s = 0; s + length <= codes.length; s++) check(s, length);
     }
     return merge(found);
   }

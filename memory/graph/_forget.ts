@@ -15,10 +15,11 @@ export function loadForgotten(g: GraphSql): ForgottenNames {
     Number(r.id),
     r.key as Uint8Array,
   ]);
-  const tombstones = g.all("select key_id, hash, length from tombstones").map((r) => ({
+  const tombstones = g.all("select key_id, hash, length, quick from tombstones").map((r) => ({
     keyId: Number(r.key_id),
     hash: String(r.hash),
     length: Number(r.length),
+    ...quickOf(r.quick),
   }));
   return new ForgottenNames(keys, tombstones);
 }
@@ -42,15 +43,25 @@ export function addTombstones(
   const made = names.map((name) => forgotten.tombstone(name, Number(key.id)));
   for (const t of made) {
     forgotten.add(t);
-    g.run(
-      `insert or ignore into tombstones (key_id, hash, length, created_at) values (?, ?, ?, ?)`,
-      BigInt(t.keyId),
-      t.hash,
-      BigInt(t.length),
-      now,
-    );
+    insertTombstone(g, t, now);
   }
   return made;
+}
+
+function insertTombstone(g: GraphSql, t: Tombstone, createdAt: bigint): number {
+  return g.run(
+    `insert or ignore into tombstones (key_id, hash, length, created_at, quick)
+       values (?, ?, ?, ?, ?)`,
+    BigInt(t.keyId),
+    t.hash,
+    BigInt(t.length),
+    createdAt,
+    t.quick === undefined ? null : BigInt(t.quick),
+  );
+}
+
+function quickOf(value: unknown): { quick?: number } {
+  return value === null || value === undefined ? {} : { quick: Number(value) };
 }
 
 /**
@@ -181,12 +192,13 @@ export function dumpTombstones(g: GraphSql): TombstoneDump {
       key: btoa(String.fromCharCode(...(r.key as Uint8Array))),
     })),
     tombstones: g.all(
-      "select key_id, hash, length, created_at from tombstones order by key_id, hash",
+      "select key_id, hash, length, created_at, quick from tombstones order by key_id, hash",
     ).map((r) => ({
       keyId: Number(r.key_id),
       hash: String(r.hash),
       length: Number(r.length),
       createdAt: Number(r.created_at),
+      ...quickOf(r.quick),
     })),
   };
 }
@@ -220,14 +232,9 @@ export function loadTombstones(
   for (const t of dump.tombstones) {
     const keyId = ids.get(t.keyId);
     if (keyId === undefined) throw new RangeError(`Tombstone of unknown key ${t.keyId}`);
-    added += g.run(
-      `insert or ignore into tombstones (key_id, hash, length, created_at) values (?, ?, ?, ?)`,
-      BigInt(keyId),
-      t.hash,
-      BigInt(t.length),
-      BigInt(t.createdAt),
-    );
-    forgotten.add({ keyId, hash: t.hash, length: t.length });
+    const tombstone: Tombstone = { keyId, hash: t.hash, length: t.length, ...quickOf(t.quick) };
+    added += insertTombstone(g, tombstone, BigInt(t.createdAt));
+    forgotten.add(tombstone);
   }
   return added;
 }

@@ -235,6 +235,9 @@ export const GRAPH_MIGRATIONS: readonly string[] = [
      primary key (key_id, hash)
    ) without rowid;
    insert into entities_fts(entities_fts, rank) values ('secure-delete', 1);`,
+  // The matcher's pre-check beside each tombstone (memory/forget/quick_hash.ts); tombstones
+  // made before it have none and are matched the slow way.
+  `alter table tombstones add column quick integer;`,
 ];
 
 function sqlText(text: string): string {

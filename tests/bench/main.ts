@@ -29,6 +29,7 @@ import { figures as turnsFigures } from "./turns_bench.ts";
 import { figures as mediaFigures } from "./media_bench.ts";
 import { figures as tokenFigures } from "./token_bench.ts";
 import { figures as upkeepFigures } from "./upkeep_bench.ts";
+import { figures as forgetFigures } from "./forget_bench.ts";
 
 const ALL: Record<string, FigureFn> = {
   ...kernelFigures,
@@ -52,6 +53,7 @@ const ALL: Record<string, FigureFn> = {
   ...turnsFigures,
   ...tokenFigures,
   ...upkeepFigures,
+  ...forgetFigures,
 };
 
 function machine() {

@@ -67,3 +67,38 @@ Deno.test("memory forget blanks the name out of the daemon's log and deletes cor
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("memory forget run again after a crash still blanks the aliases its first run tombstoned out of the log", async () => {
+  const home = await Deno.makeTempDir({ prefix: "homeagent-forget-again-" });
+  using config = openTestRegistry();
+  registerMemoryDefaults(config.registry);
+  const paths = await ensureHome(home);
+  const memory = await openMemory({
+    paths,
+    config: config.registry,
+    clock: config.clock,
+    logger: config.logger,
+  });
+  try {
+    const graph = memory.graph.graph;
+    await graph.commit([
+      { subject: "owner", predicate: "friend_of", object: NAME },
+      { subject: "Mimi Dufort", predicate: "likes", object: "sailing" },
+    ]);
+    await graph.merge(NAME, "Mimi Dufort");
+    // The first run's graph step committed (tombstones for the name and its alias), then the
+    // process died before the log was swept.
+    await graph.forget(NAME);
+    await Deno.writeTextFile(
+      join(paths.logs, "homeagent.log.1"),
+      `${logLine("Tool call about Mimi Dufort")}\n${logLine(`and ${NAME}`)}\n`,
+    );
+    const report = await memory.forget.forget(NAME);
+    assert.deepEqual(report.logs, { files: 1, lines: 2 });
+    assert.deepEqual(await grepHome(home, "Mimi"), []);
+    assert.deepEqual(await grepHome(home, "Mirelle"), []);
+  } finally {
+    await memory.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});
