@@ -156,7 +156,7 @@ const VOCABULARY: Record<string, string[]> = {
     "memory/media.ts",
     "memory/forget.ts",
   ],
-  memory: ["home.ts", "sqlite.ts", "forget/matcher.ts"],
+  memory: ["home.ts", "sqlite.ts", "forget/matcher.ts", "forget/quick_hash.ts"],
   plugins: [
     "builtin/_fs.ts",
     "builtin/tool_errors.ts",
