@@ -1,20 +1,16 @@
 /**
  * The page's static files as text, embedded so one compiled binary carries the page (rebuild the
  * bundles with `deno task build:web`). Imported by web/_assets.ts on the first request for one
- * of them: a daemon nobody opens the page of does not hold their ~600 kB.
+ * of them: a daemon nobody opens the page of does not hold their ~700 kB.
  */
-import APP_JS from "./ui/dist/app.js" with { type: "text" };
-import GRAPH_JS from "./ui/dist/graph.js" with { type: "text" };
-import MARKDOWN_JS from "./ui/dist/markdown.js" with { type: "text" };
+import { BUNDLES } from "./ui/dist/bundles.ts";
 import APP_CSS from "./ui/app.css" with { type: "text" };
 import FAVICON from "./ui/favicon.svg" with { type: "text" };
 import MANIFEST from "./ui/manifest.webmanifest" with { type: "text" };
 
-/** Path → body, for each path of ASSET_TYPES in web/_assets.ts. */
-export const ASSET_BODIES: Record<string, string> = {
-  "/assets/app.js": APP_JS,
-  "/assets/graph.js": GRAPH_JS,
-  "/assets/markdown.js": MARKDOWN_JS,
+/** Path → body: every bundle under `/assets/`, the stylesheet, the icon and the manifest. */
+export const ASSET_BODIES: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(Object.entries(BUNDLES).map(([name, text]) => [`/assets/${name}`, text])),
   "/assets/app.css": APP_CSS,
   "/favicon.svg": FAVICON,
   "/manifest.webmanifest": MANIFEST,

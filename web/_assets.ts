@@ -6,40 +6,50 @@
  */
 import type { Context, Env, Hono } from "hono";
 
-const JS = "text/javascript; charset=utf-8";
-
-/** Path → content type. */
-const ASSET_TYPES: Record<string, string> = {
-  "/assets/app.js": JS,
-  "/assets/graph.js": JS,
-  "/assets/markdown.js": JS,
-  "/assets/app.css": "text/css; charset=utf-8",
-  "/favicon.svg": "image/svg+xml",
-  "/manifest.webmanifest": "application/manifest+json",
+/** Content type by file extension. */
+const TYPES: Record<string, string> = {
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  svg: "image/svg+xml",
+  webmanifest: "application/manifest+json",
 };
 
-let bodies: Promise<Record<string, string>> | undefined;
+/** A chunk's name carries the hash of its content (web/build.ts): its URL never changes meaning. */
+const HASHED = /^\/assets\/[\w-]+-[A-Z0-9]{8}\.js$/;
+
+let bodies: Promise<Readonly<Record<string, string>>> | undefined;
 
 /** The files' text, imported once. */
-function assetBodies(): Promise<Record<string, string>> {
+function assetBodies(): Promise<Readonly<Record<string, string>>> {
   return bodies ??= import("./_asset_texts.ts").then((m) => m.ASSET_BODIES);
 }
 
-/** Mount the static files on `app`; `/favicon.ico` (asked for by some browsers) gets the icon. */
+/**
+ * Mount the static files on `app`: the bundles and the stylesheet under `/assets/`, the icon
+ * and the manifest; `/favicon.ico` (asked for by some browsers) gets the icon.
+ */
 export function mountAssets<E extends Env>(app: Hono<E>): void {
-  for (const [path, type] of Object.entries(ASSET_TYPES)) {
-    const gzipped = lazyGzip(async () => (await assetBodies())[path]!);
-    app.get(path, async (c: Context<E>) => {
-      const body = (await assetBodies())[path]!;
-      c.header("content-type", type);
-      // The same URL serves a new build after an upgrade: revalidate, never run stale code.
-      c.header("cache-control", "no-cache");
-      c.header("vary", "accept-encoding");
-      if (!acceptsGzip(c.req.header("accept-encoding"))) return c.body(body);
-      c.header("content-encoding", "gzip");
-      return c.body(await gzipped());
-    });
-  }
+  const gzipped = new Map<string, () => Promise<Uint8Array<ArrayBuffer>>>();
+  const serve = async (c: Context<E>, next: () => Promise<void>) => {
+    const path = c.req.path;
+    const body = (await assetBodies())[path];
+    if (body === undefined) return await next();
+    c.header("content-type", TYPES[path.slice(path.lastIndexOf(".") + 1)] ?? "text/plain");
+    // The same URL serves a new build after an upgrade: revalidate, never run stale code.
+    // A hashed chunk's URL names one content: kept for good.
+    c.header(
+      "cache-control",
+      HASHED.test(path) ? "public, max-age=31536000, immutable" : "no-cache",
+    );
+    c.header("vary", "accept-encoding");
+    if (!acceptsGzip(c.req.header("accept-encoding"))) return c.body(body);
+    c.header("content-encoding", "gzip");
+    if (!gzipped.has(path)) gzipped.set(path, lazyGzip(body));
+    return c.body(await gzipped.get(path)!());
+  };
+  app.get("/assets/*", serve);
+  app.get("/favicon.svg", serve);
+  app.get("/manifest.webmanifest", serve);
   app.get("/favicon.ico", (c) => c.redirect("/favicon.svg", 301));
 }
 
@@ -51,11 +61,10 @@ function acceptsGzip(header: string | undefined): boolean {
   });
 }
 
-/** The gzip of `text()`, made on first use and kept (the assets never change while running). */
-function lazyGzip(text: () => Promise<string>): () => Promise<Uint8Array<ArrayBuffer>> {
+/** The gzip of `body`, made on first use and kept (the assets never change while running). */
+function lazyGzip(body: string): () => Promise<Uint8Array<ArrayBuffer>> {
   let made: Promise<Uint8Array<ArrayBuffer>> | undefined;
   return () =>
-    made ??= text().then((body) =>
-      new Response(new Blob([body]).stream().pipeThrough(new CompressionStream("gzip"))).bytes()
-    );
+    made ??= new Response(new Blob([body]).stream().pipeThrough(new CompressionStream("gzip")))
+      .bytes();
 }

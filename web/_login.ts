@@ -47,17 +47,17 @@ export function mountLogin(app: Hono<WebEnv>, options: LoginRoutesOptions): void
     if (token === undefined) return c.html(sessionPage(indexHtml, gate, c));
     // A link opened from another site is not judged at all: a web page must not be able to
     // count guesses against the owner's address, nor learn anything from the answer.
-    if (crossSite(c)) return c.html(loginPage(indexHtml, "cross_site"), 403);
+    if (crossSite(c)) return linkPage(c, loginPage(indexHtml, "cross_site"), 403);
     const check = gate.check(token, clientOf(c));
     if (check.kind === "ok") {
       setSession(c, token);
-      return c.redirect("/");
+      return linkPage(c, sessionMarked(indexHtml));
     }
     if (check.kind === "throttled") {
       c.header("retry-after", String(retrySeconds(check.retryMs)));
-      return c.html(loginPage(indexHtml, "throttled", check.retryMs), 429);
+      return linkPage(c, loginPage(indexHtml, "throttled", check.retryMs), 429);
     }
-    return c.html(loginPage(indexHtml, "wrong"), 401);
+    return linkPage(c, loginPage(indexHtml, "wrong"), 401);
   });
 
   app.post("/login", bodyLimit({ maxSize: 4096, onError: tooLarge }), async (c) => {
@@ -123,7 +123,23 @@ function refuse(check: LoginCheck, wrong: string): void {
 function sessionPage(html: string, gate: LoginGate, c: Context<WebEnv>): string {
   const cookie = getCookie(c, SESSION_COOKIE);
   if (cookie === undefined || gate.check(cookie, clientOf(c)).kind !== "ok") return html;
+  return sessionMarked(html);
+}
+
+function sessionMarked(html: string): string {
   return html.replace("<body>", '<body data-session="ok">');
+}
+
+/**
+ * The page answering a `/?token=` link, served in place rather than through a redirect to `/`
+ * (one round trip less before the chat): its first script replaces the address with `/` before
+ * anything else loads, so the token is in neither the address bar nor the history entry. The
+ * answer is never stored, and the token is never sent on as a Referer to another site.
+ */
+function linkPage(c: Context<WebEnv>, html: string, status: 200 | 401 | 403 | 429 = 200) {
+  c.header("cache-control", "no-store");
+  c.header("referrer-policy", "same-origin");
+  return c.html(html, status);
 }
 
 /** The page with the notice the login form shows (fixed words and a number: nothing to escape). */

@@ -21,7 +21,8 @@ import { mountSetup } from "./_setup.ts";
 import { MEDIA_PATH, mountMedia, refsOf } from "./_media.ts";
 import { mountAssets } from "./_assets.ts";
 // Embedded as text so one compiled binary carries the page.
-import INDEX_HTML from "./ui/index.html" with { type: "text" };
+// web/ui/index.html with the preloads of the build (web/build.ts).
+import INDEX_HTML from "./ui/dist/index.html" with { type: "text" };
 
 /** Request bodies above this are refused with 413 (plugin uploads have their own limit). */
 export const MAX_BODY_BYTES = 1024 * 1024;

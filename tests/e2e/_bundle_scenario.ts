@@ -73,7 +73,11 @@ const origin = url.origin;
 const auth = { authorization: `Bearer ${token}` };
 
 const page = await fetch(`${origin}/`).then((r) => r.text());
-const appJs = await fetch(`${origin}/assets/app.js`).then((r) => r.arrayBuffer());
+// The page's scripts: app.js and the chunks it preloads.
+let pageJsBytes = 0;
+for (const [, path] of page.matchAll(/(?:src|href)="(\/assets\/[\w-]+\.js)"/g)) {
+  pageJsBytes += (await fetch(`${origin}${path}`).then((r) => r.arrayBuffer())).byteLength;
+}
 const chat = await fetch(`${origin}/api/v1/chat?wait=1`, {
   method: "POST",
   headers: { ...auth, "content-type": "application/json" },
@@ -117,7 +121,7 @@ const withOrt = await stats();
 
 console.log(JSON.stringify({
   pageHasApp: page.includes('src="/assets/app.js"'),
-  appJsBytes: appJs.byteLength,
+  pageJsBytes,
   chat,
   plugins: report.plugins?.map((p: { name: string; state: string }) => `${p.name}:${p.state}`),
   sdkWritten: (await Deno.stat(join(home, "run/plugin-sdk/mod.js")).catch(() => null))?.isFile ??

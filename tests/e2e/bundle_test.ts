@@ -92,7 +92,7 @@ Deno.test("The bundle serves from an empty folder with no network: web page, Lua
     assert.equal(ran.code, 0, ran.stderr);
     const seen = JSON.parse(ran.stdout);
     assert.equal(seen.pageHasApp, true, "the web page");
-    assert.ok(seen.appJsBytes > 50_000, "the UI bundle");
+    assert.ok(seen.pageJsBytes > 50_000, "the UI bundles");
     assert.equal(seen.chat.status, "ok", JSON.stringify(seen.chat));
     assert.match(
       seen.chat.text,

@@ -28,7 +28,17 @@ Deno.test("web app logs in through /?token= and the login form with an HttpOnly 
   const app = createApp(fakeWeb().deps);
   assert.equal((await app.request("/?token=wrong")).status, 401);
   const login = await app.request(`/?token=${TOKEN}`);
-  assert.equal(login.status, 302);
+  // The page itself, logged in, instead of a redirect; its first script drops the token from
+  // the address; the answer is never stored nor its address sent to another site.
+  assert.equal(login.status, 200);
+  const page = await login.text();
+  assert.match(page, /<body data-session="ok">/);
+  assert.ok(
+    page.indexOf("history.replaceState") < page.indexOf("<link"),
+    "the token leaves the address before anything is fetched",
+  );
+  assert.equal(login.headers.get("cache-control"), "no-store");
+  assert.equal(login.headers.get("referrer-policy"), "same-origin");
   const cookie = login.headers.get("set-cookie") ?? "";
   assert.match(cookie, /HttpOnly/);
   assert.match(cookie, /SameSite=Strict/);

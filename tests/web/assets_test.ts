@@ -1,13 +1,13 @@
 /** The page's static files and the page itself as the server hands them out. */
 import assert from "node:assert/strict";
 import { createApp } from "../../web/mod.ts";
-import { WEB_BUNDLES } from "../../web/build.ts";
+import { BUNDLES } from "../../web/ui/dist/bundles.ts";
 import { fakeWeb, TOKEN } from "./_deps.ts";
 
 Deno.test("web assets: every bundle, the stylesheet, icon and manifest without a token; gzip when asked", async () => {
   const app = createApp(fakeWeb().deps);
   const paths = [
-    ...Object.values(WEB_BUNDLES).map((name) => `/assets/${name}`),
+    ...Object.keys(BUNDLES).map((name) => `/assets/${name}`),
     "/assets/app.css",
     "/favicon.svg",
     "/manifest.webmanifest",
@@ -48,4 +48,26 @@ Deno.test("web page is marked logged in only for the right cookie, so it opens o
   const login = await app.request(`/?token=${TOKEN}`);
   const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
   assert.match(await page(cookie), /<body data-session="ok">/);
+});
+
+Deno.test("web page preloads every chunk app.js imports; hashed chunks are kept for good", async () => {
+  const app = createApp(fakeWeb().deps);
+  const page = await (await app.request("/")).text();
+  const preloads = [...page.matchAll(/<link rel="modulepreload" href="\/assets\/([\w-]+\.js)">/g)]
+    .map((m) => m[1]!);
+  const main = await app.request("/assets/app.js");
+  assert.equal(main.headers.get("cache-control"), "no-cache", "the entry's URL stays, revalidate");
+  const importsOf = (js: string) => [...js.matchAll(/from"\.\/([\w-]+\.js)"/g)].map((m) => m[1]!);
+  const imported = new Set(importsOf(await main.text()));
+  assert.ok(imported.size > 0);
+  for (const name of imported) {
+    const chunk = await app.request(`/assets/${name}`);
+    assert.equal(chunk.status, 200, name);
+    assert.equal(chunk.headers.get("cache-control"), "public, max-age=31536000, immutable");
+    for (const further of importsOf(await chunk.text())) imported.add(further);
+  }
+  assert.deepEqual(preloads.toSorted(), [...imported].sort(), "no chunk waits for another");
+  const missing = await app.request("/assets/nothing-ABCDEFGH.js");
+  assert.equal(missing.status, 404);
+  await missing.body?.cancel();
 });

@@ -47,3 +47,38 @@ browserTest(
     await page.locator("#tab-chat.on").waitFor();
   },
 );
+
+browserTest(
+  "Login link in chromium: the chat at once, no token in the address or the history; a reload stays in",
+  async (browser, served) => {
+    const context = await browser.newContext({ locale: "en-US" });
+    const page = await context.newPage();
+    const seen: string[] = [];
+    page.on("request", (r) => seen.push(r.url()));
+    const before = await page.evaluate("history.length");
+    await page.goto(`${served.base}/?token=${TOKEN}#memory`);
+    await page.locator("body[data-ready='1'] #tab-memory.on").waitFor();
+    assert.equal(
+      page.url(),
+      `${served.base}/#memory`,
+      "the token left the address, the view stayed",
+    );
+    assert.equal(
+      await page.evaluate("history.length"),
+      (before as number) + 1,
+      "one history entry more, and it has no token",
+    );
+    const after = seen.slice(1);
+    assert.ok(
+      after.length > 0 && after.every((url) => !url.includes(TOKEN)),
+      "no later request names it",
+    );
+    await page.reload();
+    await page.locator("body[data-ready='1'] #tab-memory.on").waitFor();
+    await page.locator("#tab-chat").click();
+    await page.locator("#text").fill("hello after a reload");
+    await page.locator("#text").press("Enter");
+    await page.locator(".msg.user", { hasText: "hello after a reload" }).waitFor();
+    await context.close();
+  },
+);

@@ -49,27 +49,40 @@ export function waitText(seconds: number): string {
   return minutes === 1 ? t("minute") : t("minutes", { n: minutes });
 }
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
-const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
-const stampFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-const numberFormat = new Intl.NumberFormat();
+/**
+ * A formatter made on first use. The first Intl formatter of a page loads the locale's data,
+ * tens of milliseconds on a slow machine: the chat takes input before any time is shown.
+ */
+function lazyFormat<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => made ??= make();
+}
+
+const timeFormat = lazyFormat(() =>
+  new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" })
+);
+const dayFormat = lazyFormat(() => new Intl.DateTimeFormat(undefined, { dateStyle: "medium" }));
+const stampFormat = lazyFormat(() =>
+  new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" })
+);
+const numberFormat = lazyFormat(() => new Intl.NumberFormat());
 
 /** Clock time in the owner's locale. */
 export function timeOf(ms: number): string {
-  return timeFormat.format(ms);
+  return timeFormat().format(ms);
 }
 
 /** A day in the owner's locale. */
 export function dayOf(ms: number): string {
-  return dayFormat.format(ms);
+  return dayFormat().format(ms);
 }
 
 /** Date and time in the owner's locale. */
 export function stampOf(ms: number): string {
-  return stampFormat.format(ms);
+  return stampFormat().format(ms);
 }
 
 /** A number with the owner's digit grouping. */
 export function num(n: number): string {
-  return numberFormat.format(n);
+  return numberFormat().format(n);
 }

@@ -15,11 +15,13 @@ type Notice =
   | { kind: "wrong" | "link_wrong" | "cross_site" }
   | { kind: "throttled"; seconds: number };
 
-/** The notice the server put on the page for a failed `/?token=` link, once. */
+/**
+ * The notice the server put on the page for a failed `/?token=` link, once (the page's first
+ * script has already taken the token out of the address bar).
+ */
 function noticeFromPage(): Notice {
   const { login, retryAfter } = document.body.dataset;
   if (login === undefined) return { kind: "none" };
-  history.replaceState(null, "", "/"); // the failed token leaves the address bar
   if (login === "throttled") return { kind: "throttled", seconds: Number(retryAfter) || 60 };
   return { kind: login === "cross_site" ? "cross_site" : "link_wrong" };
 }

@@ -3,23 +3,12 @@
  * the daemon lists the source's models and test-calls it (the browser never reaches the
  * provider), then saves it as config keys. The persona and the memory model sit below.
  */
-import { signal } from "@preact/signals";
 import { type ComponentChildren, h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, messageOf, send } from "./_api.ts";
 import { t, type TextKey } from "./_i18n.ts";
 import { MemoryModelCard } from "./_setup_model.ts";
-
-/** True while the daemon has no LLM source (the page then opens on #setup). */
-export const setupNeeded = signal(false);
-
-/** Ask the daemon whether a source exists; with none, open the setup screen. */
-export function checkSetup(): void {
-  api<{ needed: boolean }>("/api/v1/setup").then((r) => {
-    setupNeeded.value = r.needed;
-    if (r.needed && (location.hash === "" || location.hash === "#chat")) location.hash = "#setup";
-  }, () => {}); // an older daemon without the route: the chat explains what to configure
-}
+import { setupNeeded } from "./_setup_check.ts";
 
 interface Preset {
   adapter: string;

@@ -6,31 +6,13 @@ import { h, render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, authed, messageOf } from "./_api.ts";
 import { lang, t, type TextKey, toggleLang } from "./_i18n.ts";
-import { ChatView } from "./_chat.ts";
 import { busy, kernelState, live, stopTurn } from "./_chat_store.ts";
 import { connectEvents, questions } from "./_live.ts";
 import { Login } from "./_login_form.ts";
-import { MemoryView } from "./_memory.ts";
-import { AgentsView, LlmView } from "./_panels.ts";
-import { PluginsView } from "./_plugins.ts";
-import { KnowledgeView } from "./_knowledge.ts";
-import { SettingsView } from "./_settings.ts";
-import { SkillsView } from "./_skills.ts";
-import { checkSetup, SetupView } from "./_setup.ts";
+import { checkSetup } from "./_setup_check.ts";
 import { loadMarkdown } from "./_lazy.ts";
+import { type View, VIEWS } from "./_views.ts";
 
-const VIEWS = {
-  chat: ChatView,
-  memory: MemoryView,
-  knowledge: KnowledgeView,
-  plugins: PluginsView,
-  skills: SkillsView,
-  llm: LlmView,
-  agents: AgentsView,
-  settings: SettingsView,
-  setup: SetupView,
-} as const;
-type View = keyof typeof VIEWS;
 /** Views reached by a link, not from the menu. */
 const UNLISTED: readonly View[] = ["setup"];
 
@@ -93,6 +75,12 @@ function Nav({ view }: { view: View }) {
   );
 }
 
+/** Run `fn` when the page is idle (soon in any case; Safari has no requestIdleCallback). */
+function whenIdle(fn: () => void): void {
+  if ("requestIdleCallback" in globalThis) requestIdleCallback(fn, { timeout: 300 });
+  else setTimeout(fn, 50);
+}
+
 function useHashView(): View {
   const [view, setView] = useState<View>(viewFromHash());
   useEffect(() => {
@@ -113,6 +101,9 @@ function useSession() {
     if (authed.value !== undefined) document.body.dataset.ready = "1";
     if (authed.value !== true) return;
     checkSetup();
+    // Once the chat takes input: the renderer's own start-up (~25 ms of regular expressions)
+    // must not hold the first keystrokes; replies show as plain text until it is here.
+    whenIdle(() => loadMarkdown().catch((error) => document.body.dataset.error = messageOf(error)));
     const source = connectEvents();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape" && !e.defaultPrevented && busy()) stopTurn();
@@ -144,5 +135,3 @@ function App() {
 
 document.documentElement.lang = lang.value === "zh" ? "zh-CN" : "en";
 render(h(App, null), document.getElementById("root")!);
-// After the first render: replies show as plain text for the moment it takes to arrive.
-loadMarkdown().catch((error) => document.body.dataset.error = messageOf(error));
