@@ -3,7 +3,7 @@
  * bundles with `deno task build:web`). Imported by web/_assets.ts on the first request for one
  * of them: a daemon nobody opens the page of does not hold their ~700 kB.
  */
-import { BUNDLES } from "./ui/dist/bundles.ts";
+import { BUNDLES } from "./ui/dist/bundles.js";
 import APP_CSS from "./ui/app.css" with { type: "text" };
 import FAVICON from "./ui/favicon.svg" with { type: "text" };
 import MANIFEST from "./ui/manifest.webmanifest" with { type: "text" };

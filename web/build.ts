@@ -5,7 +5,7 @@
  * preloads (`index.html` here is web/ui/index.html with a `modulepreload` per chunk app.js
  * imports, so no chunk waits for app.js to arrive before it is asked for). `markdown.js`
  * (marked and DOMPurify, fetched once the chat is up) and `graph.js` (cytoscape, fetched when
- * a graph is first shown) are bundles of their own. `bundles.ts` lists every file for the
+ * a graph is first shown) are bundles of their own. `bundles.js` lists every file for the
  * server. `--check` fails when a committed file is stale.
  */
 // deno-lint-ignore-file no-console
@@ -49,7 +49,7 @@ async function bundleAll(): Promise<Files> {
     files.set(file.path.slice(dist.pathname.length), file.text);
   }
   files.set("index.html", await pageHtml(staticImports(result.metafile, "dist/app.js")));
-  files.set("bundles.ts", bundleList([...files.keys()].filter((f) => f.endsWith(".js")).sort()));
+  files.set("bundles.js", bundleList([...files.keys()].filter((f) => f.endsWith(".js")).sort()));
   return files;
 }
 
@@ -81,7 +81,10 @@ async function pageHtml(preloads: string[]): Promise<string> {
   return html.slice(0, at) + links.join("") + html.slice(at);
 }
 
-/** The module the server imports the bundles' text from (web/_asset_texts.ts). */
+/**
+ * The module the server imports the bundles' text from (web/_asset_texts.ts): built output like
+ * the bundles it lists, so JavaScript, an asset of web/ui rather than a source file of it.
+ */
 function bundleList(names: string[]): string {
   const imports = names.map((name, i) => `import b${i} from "./${name}" with { type: "text" };`);
   const entries = names.map((name, i) => `  ${JSON.stringify(name)}: b${i},`);
@@ -89,8 +92,8 @@ function bundleList(names: string[]): string {
     "// Written by web/build.ts (deno task build:web): every bundle of the page by file name.",
     ...imports,
     "",
-    "/** File name → text. */",
-    "export const BUNDLES: Readonly<Record<string, string>> = {",
+    "/** File name → text. @type {Readonly<Record<string, string>>} */",
+    "export const BUNDLES = {",
     ...entries,
     "};",
     "",

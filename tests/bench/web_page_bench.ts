@@ -4,7 +4,7 @@
  */
 import { gzipSync } from "node:zlib";
 import { createApp } from "../../web/mod.ts";
-import { BUNDLES } from "../../web/ui/dist/bundles.ts";
+import { BUNDLES } from "../../web/ui/dist/bundles.js";
 import { systemClock } from "../../adapters/mod.ts";
 import { fakeWeb, TOKEN } from "../web/_deps.ts";
 import { launchChromium } from "../web/_browser.ts";

@@ -1,7 +1,7 @@
 /** The page's static files and the page itself as the server hands them out. */
 import assert from "node:assert/strict";
 import { createApp } from "../../web/mod.ts";
-import { BUNDLES } from "../../web/ui/dist/bundles.ts";
+import { BUNDLES } from "../../web/ui/dist/bundles.js";
 import { fakeWeb, TOKEN } from "./_deps.ts";
 
 Deno.test("web assets: every bundle, the stylesheet, icon and manifest without a token; gzip when asked", async () => {

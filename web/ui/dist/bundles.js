@@ -15,8 +15,8 @@ import b12 from "./chunk-U26E7IKR.js" with { type: "text" };
 import b13 from "./graph.js" with { type: "text" };
 import b14 from "./markdown.js" with { type: "text" };
 
-/** File name → text. */
-export const BUNDLES: Readonly<Record<string, string>> = {
+/** File name → text. @type {Readonly<Record<string, string>>} */
+export const BUNDLES = {
   "_knowledge-S7QNLRFH.js": b0,
   "_memory-NGLKB42A.js": b1,
   "_panels-FNDOXDV4.js": b2,
