@@ -4,40 +4,35 @@
  * step closes what was opened, and a stop closes everything in the reverse order of building.
  */
 // deno-lint-ignore-file no-console
-import { join } from "node:path";
-import { parseArgs } from "node:util";
-import denoJson from "./deno.json" with { type: "json" };
 import type { Logger } from "./core/mod.ts";
 import type { HomePaths } from "./memory/mod.ts";
 import type { OpenedProviders } from "./adapters/mod.ts";
-// The guard process (`serve`) runs only what these import, and they import nothing of the
-// daemon but types: so it holds ~40 MB instead of the daemon's ~90. They are the only modules
-// main.ts takes from inside a folder rather than from its mod.ts, for that reason.
-import { createJsonLogger, parseLogLevel, writeStderr } from "./adapters/json_logger.ts";
-import { systemClock } from "./adapters/system_clock.ts";
-import { ensureHome, homePaths, resolveHome } from "./memory/home.ts";
-import {
-  CLI_OPTIONS,
-  cliUsage,
-  commandName,
-  launchKind,
-  openLogSink,
-  processLaunchFacts,
-  PROGRAM,
-  refuseRunning,
-  runGuard,
-  serviceCommand,
-} from "./plugins/guard/mod.ts";
+// Imports nothing that runs: a plain `serve` (the guard) starts its agent first, in parallel.
+import { dropAgent, startFirstAgent } from "./plugins/guard/first_agent.ts";
 
-/** Whether this process is the guard: `serve` without `--agent` (help and version aside). */
-function isGuard(args: string[]): boolean {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: CLI_OPTIONS,
-    strict: false,
-  });
-  return positionals[0] === "serve" && !values.agent && !values.help && !values.version;
+const firstAgent = startFirstAgent(Deno.args, Deno.env.toObject());
+
+// Loaded after it, by computed specifiers (a static import is loaded before any line runs). The
+// guard runs only these, which import nothing of the daemon but types: ~50 MB, not the daemon's
+// ~90. They are the only modules main.ts takes from inside a folder rather than from its mod.ts.
+const [{ join }, { parseArgs }, logging, { systemClock }, homes, guardSide] = await Promise.all([
+  entryModule<typeof import("node:path")>("node:path"),
+  entryModule<typeof import("node:util")>("node:util"),
+  entryModule<typeof import("./adapters/json_logger.ts")>("./adapters/json_logger.ts"),
+  entryModule<typeof import("./adapters/system_clock.ts")>("./adapters/system_clock.ts"),
+  entryModule<typeof import("./memory/home.ts")>("./memory/home.ts"),
+  entryModule<typeof import("./plugins/guard/mod.ts")>("./plugins/guard/mod.ts"),
+]);
+const { default: denoJson } = await import("./deno.json", { with: { type: "json" } });
+const { createJsonLogger, parseLogLevel, writeStderr } = logging;
+const { ensureHome, homePaths, resolveHome } = homes;
+const { CLI_OPTIONS, cliUsage, commandName, launchKind, openLogSink, processLaunchFacts } =
+  guardSide;
+const { isGuard, PROGRAM, refuseRunning, runGuard, sameAgent, serviceCommand } = guardSide;
+
+/** A module main.ts loads after startFirstAgent (.ci/bundle.ts makes it a literal import()). */
+async function entryModule<T>(specifier: string): Promise<T> {
+  return await import(new URL(specifier, import.meta.url).href) as T;
 }
 
 /**
@@ -187,8 +182,11 @@ async function main(args: string[]): Promise<number> {
  */
 async function guard(home: string, flags: { host?: string; port?: string }): Promise<number> {
   const level = parseLogLevel(env.HOMEAGENT_LOG_LEVEL);
+  const first = firstAgent && sameAgent(firstAgent, { ...flags, home }); // else killed
   const paths = await ensureHome(home, { logger: createJsonLogger({ level }) });
-  await refuseRunning(paths); // a second serve on this home fails before starting anything
+  // A second serve on this home fails before starting anything; a first agent's own claim on
+  // the home refuses it instead (asked here, the socket could be that agent's).
+  if (!first) await refuseRunning(paths);
   using log = openLogSink(paths.logs, env, writeStderr); // stderr and logs/homeagent.log
   const write = (line: string) => log.line(line.trimEnd());
   const logger = createJsonLogger({ level, fields: { component: "guard" }, write });
@@ -196,6 +194,7 @@ async function guard(home: string, flags: { host?: string; port?: string }): Pro
   return await runGuard({
     command: serviceCommand(facts),
     sameFile: launchKind(facts) === "bundle",
+    first,
     home: paths.root,
     runDir: paths.run,
     host: flags.host,
@@ -389,6 +388,7 @@ if (import.meta.main) {
       (error instanceof UsageError || error instanceof NameError ||
         error instanceof ConfirmationRequired));
     console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    if (firstAgent) await dropAgent(firstAgent.child); // the guard failed before running it
     code = usage ? 2 : 1;
   }
   Deno.exit(code);

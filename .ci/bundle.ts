@@ -255,17 +255,27 @@ function programPlugin(carried: Record<string, string>): esbuild.Plugin {
 const DAEMON_MODULE =
   /daemonModule<\s*typeof import\("(\.\/[a-z]+\/mod\.ts)"\)\s*>\(\s*"[a-z]+",?\s*\)/g;
 
+/** The call main.ts loads a module of every process with: `entryModule<typeof import("x")>("x")`. */
+const ENTRY_MODULE = /entryModule<\s*typeof import\("([^"]+)"\)\s*>\(\s*"([^"]+)",?\s*\)/g;
+
 /**
- * main.ts with each daemonModule call made a literal import() (still skipped by the guard).
- * Throws when there is none, or one is left: the bundle would then miss those modules.
+ * main.ts with each daemonModule call made a literal import() (still skipped by the guard), and
+ * each entryModule call too. Throws when there is none, or one is left: the bundle would then
+ * miss those modules.
  */
 export function literalDaemonImports(source: string): string {
   let count = 0;
-  const out = source.replace(DAEMON_MODULE, (_call, path: string) => {
+  let out = source.replace(DAEMON_MODULE, (_call, path: string) => {
     count++;
     return `(isGuard(Deno.args) ? Promise.resolve({}) : import(${JSON.stringify(path)}))`;
   });
-  if (count === 0 || /daemonModule<\s*typeof/.test(out)) {
+  let entries = 0;
+  out = out.replace(ENTRY_MODULE, (call, typed: string, path: string) => {
+    if (typed !== path) throw new Error(`main.ts: ${call} names two modules`);
+    entries++;
+    return `import(${JSON.stringify(path)})`;
+  });
+  if (count === 0 || entries === 0 || /(daemon|entry)Module<\s*typeof/.test(out)) {
     throw new Error("main.ts: the daemonModule calls changed shape; update .ci/bundle.ts");
   }
   return out;

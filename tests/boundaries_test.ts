@@ -116,17 +116,19 @@ const ROOMS: Record<string, Record<string, string[]>> = {
 /**
  * What main.ts may import besides each module's mod.ts: the light path of the guard process.
  * `serve` runs as a small guard that must not evaluate the daemon's modules (docs/operations.md),
- * so main.ts loads these statically and the five mod.ts only when it runs the agent.
+ * so main.ts loads these first and the five mod.ts only when it runs the agent; before all of
+ * them, first_agent.ts, with which a plain `serve` starts its agent.
  */
 const MAIN_ENTRIES = [
+  "plugins/guard/first_agent.ts",
   "plugins/guard/mod.ts",
   "memory/home.ts",
   "adapters/json_logger.ts",
   "adapters/system_clock.ts",
 ];
 
-/** Faces: a module's mod.ts, and the guard's entry. A face may import anything in its module. */
-const FACES = ["plugins/guard/mod.ts"];
+/** Faces: a module's mod.ts, and the guard's entries. A face may import anything in its module. */
+const FACES = ["plugins/guard/mod.ts", "plugins/guard/first_agent.ts"];
 
 /** Folders whose subfolders are rooms of their own. */
 const SUBDIVIDED = ["plugins/builtin"];

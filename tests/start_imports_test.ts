@@ -75,3 +75,28 @@ Deno.test("the daemon's folders reach no package of first use through a static i
   for (const folder of FOLDERS) visit(new URL(`${folder}/mod.ts`, ROOT).href, []);
   assert.deepStrictEqual(found, []);
 });
+
+Deno.test("main.ts loads nothing that runs but the first agent's module before a plain serve starts its agent", async () => {
+  const { stdout } = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", new URL("main.ts", ROOT).href],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const info = JSON.parse(new TextDecoder().decode(stdout)) as { modules: InfoModule[] };
+  const modules = new Map(info.modules.map((m) => [m.specifier, m]));
+  const loaded = new Set<string>();
+  const visit = (specifier: string) => {
+    if (loaded.has(specifier)) return;
+    loaded.add(specifier);
+    for (const dep of modules.get(specifier)?.dependencies ?? []) {
+      if (!dep.isDynamic && dep.code) visit(dep.code.specifier);
+    }
+  };
+  visit(new URL("main.ts", ROOT).href);
+  // Each of these a guard loads before its agent starts: node: and npm: packages cost the most.
+  assert.deepStrictEqual([...loaded].map((s) => s.replace(ROOT.href, "")).sort(), [
+    "main.ts",
+    "plugins/builtin/cli/launch.ts",
+    "plugins/guard/first_agent.ts",
+  ]);
+});

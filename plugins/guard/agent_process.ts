@@ -6,6 +6,9 @@
  */
 import { LineSplitter } from "../sdk/line_splitter.ts";
 import type { AgentExit, AgentLaunch, AgentProcess } from "./guard.ts";
+import { type AgentCommand, startAgentChild } from "./first_agent.ts";
+
+export { agentArgs } from "./first_agent.ts";
 
 /** Longest log line relayed whole, bytes; longer ones are replaced by a note of their size. */
 const MAX_LINE_BYTES = 64 * 1024;
@@ -13,41 +16,23 @@ const MAX_LINE_BYTES = 64 * 1024;
 const DRAIN_MS = 1000;
 
 /** Options of spawnAgent. */
-export interface SpawnAgentOptions {
-  /** The `serve` command line of this program, program first (serviceCommand). */
-  command: readonly string[];
-  home: string;
-  host?: string;
-  /** `--port` as given to serve; a restart uses the port the first agent served on. */
-  port?: string;
+export interface SpawnAgentOptions extends AgentCommand {
   /** Each line the agent logs on stderr, as written. */
   log(line: string): void;
   /** Lines on its stdout after the URL line. */
   print(line: string): void;
-  /** Variables set for the agent on top of the guard's own environment. */
-  env?: Record<string, string>;
-}
-
-/** The arguments of the agent's command line after the program. */
-export function agentArgs(launch: AgentLaunch, options: SpawnAgentOptions): string[] {
-  const args = [...options.command.slice(1), "--home", options.home, "--agent"];
-  if (launch.boot === "failback") args.push("--failback");
-  const port = launch.port !== undefined ? String(launch.port) : options.port;
-  if (port !== undefined) args.push("--port", port);
-  if (options.host !== undefined) args.push("--host", options.host);
-  return args;
 }
 
 /** Start one agent process. */
 export function spawnAgent(launch: AgentLaunch, options: SpawnAgentOptions): AgentProcess {
-  const child = new Deno.Command(options.command[0]!, {
-    args: agentArgs(launch, options),
-    env: options.env,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    detached: true, // its own session and process group
-  }).spawn();
+  return watchAgent(startAgentChild(launch, options), options);
+}
+
+/** The AgentProcess of an agent's `child` (started by spawnAgent, or by startFirstAgent). */
+export function watchAgent(
+  child: Deno.ChildProcess,
+  options: Pick<SpawnAgentOptions, "log" | "print">,
+): AgentProcess {
   const up = Promise.withResolvers<string | undefined>();
   let lastError: string | undefined;
   let first = true;

@@ -4,7 +4,8 @@
  */
 import { join } from "node:path";
 import type { Clock, Logger } from "../../core/mod.ts";
-import { spawnAgent } from "./agent_process.ts";
+import { spawnAgent, watchAgent } from "./agent_process.ts";
+import { agentEnv } from "./first_agent.ts";
 import { Guard, type GuardOptions, type GuardState } from "./guard.ts";
 
 /** Options of runGuard. */
@@ -27,45 +28,31 @@ export interface RunGuardOptions {
   env: Record<string, string | undefined>;
   /** Whether the agent runs the very file the guard runs (the one-file bundle): see agentEnv. */
   sameFile: boolean;
+  /** The first agent, when startFirstAgent started it before the guard loaded this. */
+  first?: Deno.ChildProcess;
   /** Settings of the Guard (tests shorten them). */
   tuning?: Pick<GuardOptions, "heartbeatTimeoutMs" | "checkEveryMs" | "stopTimeoutMs" | "policy">;
 }
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
-/**
- * V8's heap settings for the agent, unless DENO_V8_FLAGS says otherwise: a young generation of
- * 4 MB (V8 grows it to 16 MB under start-up's allocations and keeps it) and V8's size-over-speed
- * heuristics, which collect and give back sooner. Measured: ~10 MB less idle, and 1,000 turns
- * leave ~20 MB instead of ~35 MB; a smaller young generation promotes the turns' short-lived
- * buffers, whose freed memory malloc keeps (docs/benchmarks.md).
- */
-export const AGENT_V8_FLAGS = "--max-semi-space-size=4,--optimize-for-size";
-
-/**
- * What the agent's environment gets on top of the guard's. Nothing when both run one file (the
- * bundle): Deno's V8 code cache of a file holds for one set of V8 flags, so an agent with other
- * flags than its guard's throws away the cache the guard wrote, and the guard the agent's, at
- * every start: each then parses the 13 MB file anew (measured: the agent ~1 s slower and
- * ~60 MB larger). There the flags are the user's to give both (DENO_V8_FLAGS, docs/operations.md).
- */
-export function agentEnv(
-  env: Record<string, string | undefined>,
-  sameFile: boolean,
-): Record<string, string> {
-  return env.DENO_V8_FLAGS === undefined && !sameFile ? { DENO_V8_FLAGS: AGENT_V8_FLAGS } : {};
-}
+export { AGENT_V8_FLAGS, agentEnv } from "./first_agent.ts";
 
 /** Run the guard until a signal stops it; resolves with serve's exit code. */
 export async function runGuard(options: RunGuardOptions): Promise<number> {
   const heartbeat = join(options.runDir, "heartbeat");
   const stateFile = join(options.runDir, "guard.json");
+  let first = options.first;
   const guard = new Guard({
     clock: options.clock,
     logger: options.logger,
     pid: Deno.pid,
-    spawn: (launch) =>
-      spawnAgent(launch, { ...options, env: agentEnv(options.env, options.sameFile) }),
+    spawn: (launch) => {
+      const started = first;
+      first = undefined;
+      if (started) return watchAgent(started, options);
+      return spawnAgent(launch, { ...options, env: agentEnv(options.env, options.sameFile) });
+    },
     lastBeat: async () => {
       try {
         return (await Deno.stat(heartbeat)).mtime?.getTime();

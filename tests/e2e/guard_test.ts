@@ -49,14 +49,18 @@ Deno.test({
     const env = { HOMEAGENT_LLM_BASE_URL: server.url, HOMEAGENT_LLM_MODEL: "fake-model" };
     await using daemon = await startServe(home.path, env);
     const first = await daemon.agentPid();
+    // The first agent, which serve starts before it loads its own modules, runs as every other.
+    const flags = "DENO_V8_FLAGS=--max-semi-space-size=4,--optimize-for-size";
+    assert.ok(Deno.readTextFileSync(`/proc/${first}/environ`).split("\0").includes(flags));
+    const before = JSON.parse((await runMain(["status", "--home", home.path])).stdout);
+    assert.deepEqual(before.guard, { pid: daemon.child.pid, boot: "normal", restarts: 0 });
     const chat = runMain(["chat", "--home", home.path, "are you there"]);
     await server.waitForRequests(1, 30_000);
     Deno.kill(first, "SIGKILL");
     const cut = await chat;
     assert.equal(cut.code, 1, "the chat under the kill fails");
     const second = await nextAgent(daemon, first);
-    const environ = Deno.readTextFileSync(`/proc/${second}/environ`).split("\0");
-    assert.ok(environ.includes("DENO_V8_FLAGS=--max-semi-space-size=4,--optimize-for-size"));
+    assert.ok(Deno.readTextFileSync(`/proc/${second}/environ`).split("\0").includes(flags));
     const again = await runMain(["chat", "--home", home.path, "hello again"]);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(again.stdout, "hi\n");

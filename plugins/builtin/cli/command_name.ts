@@ -7,21 +7,9 @@
  */
 import { basename, delimiter, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type LaunchFacts, launchKind } from "./launch.ts";
 
-/** What decides the command: how this process was started and what the shell would find. */
-export interface LaunchFacts {
-  /** `Deno.execPath()`: the deno binary, or the compiled program itself. */
-  execPath: string;
-  /** The folder of main.ts (the checkout, with its deno.json). */
-  repo: string;
-  /** The bundle file (`dist/homeagent.js`) when that is what deno runs. */
-  bundle?: string;
-  cwd: string;
-  /** The PATH the user's shell searches. */
-  path: string;
-  /** Whether `file` exists and is executable. */
-  isExecutable(file: string): boolean;
-}
+export { type LaunchFacts, type LaunchKind, launchKind } from "./launch.ts";
 
 /** The installed command's name (`deno task install`, a compiled binary). */
 export const PROGRAM = "homeagent";
@@ -42,15 +30,6 @@ export function commandName(facts: LaunchFacts): string {
   if (which(PROGRAM, facts) !== undefined) return PROGRAM;
   if (within(facts.repo, facts.cwd)) return `deno task ${PROGRAM}`;
   return `deno run -A ${shellQuote(join(facts.repo, "main.ts"))}`;
-}
-
-/** How this program is installed: a compiled binary, the one-file bundle, or the checkout. */
-export type LaunchKind = "compiled" | "bundle" | "checkout";
-
-/** Which of the three `facts` describe. */
-export function launchKind(facts: LaunchFacts): LaunchKind {
-  if (!/^deno(\.exe)?$/i.test(basename(facts.execPath))) return "compiled";
-  return facts.bundle !== undefined ? "bundle" : "checkout";
 }
 
 /** The facts of this process. */

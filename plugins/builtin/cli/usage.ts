@@ -1,8 +1,9 @@
 /**
  * The command line's surface: its options (node:util parseArgs) and its usage text. It imports
- * nothing, so the guard process (main.ts's light path) parses and prints help without loading the
- * daemon.
+ * nothing of the daemon, so the guard process (main.ts's light path) parses and prints help
+ * without loading it.
  */
+import { parseArgs } from "node:util";
 
 /** Every option of every command. */
 export const CLI_OPTIONS = {
@@ -27,6 +28,17 @@ export const CLI_OPTIONS = {
   days: { type: "string" },
   json: { type: "boolean" },
 } as const;
+
+/** Whether `args` run the guard: `serve` without `--agent` (help and version aside). */
+export function isGuard(args: string[]): boolean {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: CLI_OPTIONS,
+    strict: false,
+  });
+  return positionals[0] === "serve" && !values.agent && !values.help && !values.version;
+}
 
 /** The usage text, naming the command as the owner runs it (`cli`). */
 export function cliUsage(cli: string, modelUsage: string): string {
