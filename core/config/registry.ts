@@ -47,7 +47,7 @@ interface Definition {
   description: string;
   secret: boolean;
   restart: boolean;
-  jsonSchema: JsonSchemaLike | undefined;
+  readonly jsonSchema: JsonSchemaLike | undefined;
   pattern?: KeyPattern;
 }
 
@@ -98,6 +98,7 @@ export class ConfigRegistry {
         `Default of config key "${key}" does not validate: ${checked.error.issues[0]?.message}`,
       );
     }
+    let jsonSchema: JsonSchemaLike | undefined | null = null;
     const entry: Definition = {
       key,
       schema: definition.schema,
@@ -105,10 +106,17 @@ export class ConfigRegistry {
       description: definition.description,
       secret: definition.secret ?? false,
       restart: definition.restart ?? false,
-      jsonSchema: jsonSchemaOf(definition.schema),
+      // Derived on first use (a refusal, `config list`, CLI text): ~300 keys are defined at
+      // every start, and converting them all cost ~15 ms of it.
+      get jsonSchema() {
+        if (jsonSchema === null) jsonSchema = jsonSchemaOf(definition.schema);
+        return jsonSchema;
+      },
     };
-    if (key.split(".").includes("*")) this.#patterns.push({ ...entry, pattern: parsePattern(key) });
-    else this.#exact.set(key, entry);
+    if (key.split(".").includes("*")) {
+      entry.pattern = parsePattern(key);
+      this.#patterns.push(entry);
+    } else this.#exact.set(key, entry);
     this.#lookups.clear();
   }
 

@@ -34,7 +34,11 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Registered
   return {
     ...rest,
     plugin: plugin ?? "core",
-    parameters: toolJsonSchema(input),
+    // Derived on first use (the first request that sends the tool): converting the ~80 tools
+    // the daemon registers cost ~25 ms of every start (docs/benchmarks.md).
+    get parameters() {
+      return toolJsonSchema(input);
+    },
     check,
     handler: (args, context) => {
       const parsed = input.safeParse(args, { error: missingAsRequired });

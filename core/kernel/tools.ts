@@ -79,7 +79,7 @@ export class ToolRegistry {
         `Cannot register tool "${def.name}": already registered by plugin "${existing.plugin}"`,
       );
     }
-    const tool: RegisteredTool = { ...def, plugin: plugin ?? inferPlugin(def.name) };
+    const tool = withOwner(def, plugin ?? inferPlugin(def.name));
     this.#tools.set(def.name, tool);
     if (!tool.check) validatorFor(tool); // compile now: a broken schema fails at registration, not mid-turn
     return tool;
@@ -106,6 +106,15 @@ export class ToolRegistry {
   list(): RegisteredTool[] {
     return [...this.#tools.values()];
   }
+}
+
+/** `def` with its owner, its properties copied as they are: a lazy `parameters` stays lazy. */
+function withOwner(def: ToolDef, plugin: string): RegisteredTool {
+  const own = Object.entries(Object.getOwnPropertyDescriptors(def))
+    .filter(([, descriptor]) => descriptor.enumerable);
+  const tool = Object.defineProperties({}, Object.fromEntries(own)) as RegisteredTool;
+  tool.plugin = plugin;
+  return tool;
 }
 
 const validators = new WeakMap<JsonSchema, Validator>();

@@ -66,6 +66,19 @@ Deno.test("openDatabase makes a new database and its WAL files 0600, and tighten
   });
 });
 
+Deno.test("openDatabase leaves a new database and a reopened one in WAL with synchronous normal", async () => {
+  await withRoot(async (root) => {
+    await Deno.mkdir(root, { recursive: true });
+    const path = join(root, "usage.db");
+    for (let open = 0; open < 2; open++) {
+      const db = openDatabase(path, { migrations: ["create table t (x)"] });
+      assert.equal(db.prepare("pragma journal_mode").get()?.journal_mode, "wal");
+      assert.equal(db.prepare("pragma synchronous").get()?.synchronous, 1, "normal");
+      db.close();
+    }
+  });
+});
+
 Deno.test("writeFileAtomic writes 0600 files", async () => {
   await withRoot(async (root) => {
     await Deno.mkdir(root, { recursive: true });

@@ -22,6 +22,26 @@ const read = defineTool({
   handler: (args) => `${args.path}:${args.lines ?? "all"}:${args.offset ?? 0}`,
 });
 
+Deno.test("defineTool derives the JSON Schema on first use, once, and registering keeps it lazy", () => {
+  const tool = defineTool({
+    name: "lazy_probe",
+    description: "Probe",
+    input: z.object({ q: z.string() }),
+    handler: () => "ok",
+  });
+  const registered = new ToolRegistry().register(tool, "probe");
+  for (const t of [tool, registered]) {
+    assert.equal(typeof Object.getOwnPropertyDescriptor(t, "parameters")?.get, "function");
+  }
+  assert.equal(registered.plugin, "probe");
+  assert.equal(registered.parameters, tool.parameters, "one derived schema");
+  assert.deepEqual(registered.parameters, {
+    type: "object",
+    properties: { q: { type: "string" } },
+    required: ["q"],
+  });
+});
+
 Deno.test("defineTool derives a minimal JSON Schema from the zod object", () => {
   assert.equal(read.plugin, "core");
   assert.deepEqual(read.parameters, {
