@@ -4,9 +4,10 @@
  * modules took ~0.1 s before it spawned, ~0.03 s of it for Deno's `node:` layer alone). So this
  * module imports nothing that runs (types and launch.ts only), and main.ts imports it alone.
  *
- * It starts the agent only for a command line it reads the same way main.ts does: `serve` with
- * `--home`, `--host` and `--port` at most, a home that is an absolute path, and no socket in the
- * home (a running or crashed daemon). Anything else is left to the guard's usual path, which
+ * It starts the agent only when deno runs the checkout's main.ts (see startFirstAgent), and only
+ * for a command line it reads the same way main.ts does: `serve` with `--home`, `--host` and
+ * `--port` at most, a home that is an absolute path, and no socket in the home (a running or
+ * crashed daemon). Anything else is left to the guard's usual path, which
  * checks the home first; so is every error here, which that path meets and reports again.
  */
 import { type LaunchFacts, launchKind, serviceCommand } from "../builtin/cli/launch.ts";
@@ -134,18 +135,21 @@ export function startFirstAgent(
   const plan = planFirstAgent(args, env);
   if (plan === undefined) return undefined;
   try {
+    // The checkout only: the bundle's guard and agent load the same 13 MB file, and started
+    // together they took twice as long as one after the other (docs/benchmarks.md).
+    const facts = firstLaunchFacts();
+    if (launchKind(facts) !== "checkout") return undefined;
     const run = `${plan.home}/run`;
     if (exists(`${run}/homed.sock`)) return undefined;
     Deno.mkdirSync(run, { recursive: true, mode: 0o700 });
     const state: GuardState = { pid: Deno.pid, boot: "normal", restarts: 0 };
     Deno.writeTextFileSync(`${run}/guard.json.tmp`, JSON.stringify(state) + "\n", { mode: 0o600 });
     Deno.renameSync(`${run}/guard.json.tmp`, `${run}/guard.json`);
-    const facts = firstLaunchFacts();
     const command = serviceCommand(facts);
     const child = startAgentChild({ boot: "normal" }, {
       ...plan,
       command,
-      env: agentEnv(env, launchKind(facts) === "bundle"),
+      env: agentEnv(env, false),
     });
     return { ...plan, child };
   } catch {
