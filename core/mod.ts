@@ -168,6 +168,7 @@ export {
   type MemoryDocument,
   type NewDocument,
   type ScoredDocument,
+  textForScoring,
 } from "./memory/documents.ts";
 export { InMemoryGraph, OverlayGraph } from "./memory/graph_overlay.ts";
 export { runChild, SPAWN_CHILD_TOOL, spawnChildTool } from "./agents/children.ts";

@@ -97,6 +97,19 @@ export function eventsToDocuments(events: readonly ContextEvent[]): NewDocument[
   }));
 }
 
+/** A timeline stamp as formatEvent writes it: `[2026-12-01 18:00] who: `. */
+const STAMP = /\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\] [^\n]{1,64}?: /g;
+
+/**
+ * The text a document is embedded and indexed by: its content without the timeline stamps an
+ * archived exchange carries. The window scores an event by what was said (textForVector); the
+ * same exchange, once archived, must score by the same words, or its date digits and speaker
+ * label shift its cosine and its BM25 length against the window's events in recall's pool.
+ */
+export function textForScoring(content: string): string {
+  return content.replace(STAMP, "").trim();
+}
+
 /** The "[Related Memory Docs]" section of `docs` (summaries only), or undefined when empty. */
 export function documentsSection(docs: readonly MemoryDocument[]): MemorySection | undefined {
   if (docs.length === 0) return undefined;

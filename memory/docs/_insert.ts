@@ -1,5 +1,6 @@
 /** The two steps of DocStore.insertMany before indexing: plan (normalise, de-duplicate), write. */
 import type { Embedder, MemoryDocument, NewDocument, TextRedactor } from "../../core/mod.ts";
+import { textForScoring } from "../../core/mod.ts";
 import { syncPath } from "../home.ts";
 import { contentHash, type DocRecord, newDocument, redactNew, writeDocFile } from "./_files.ts";
 
@@ -51,7 +52,10 @@ export async function writeNewFiles(
   for (let start = 0; start < fresh.length; start += batch) {
     options.signal?.throwIfAborted();
     const part = fresh.slice(start, start + batch);
-    const vectors = await embedder.embed(part.map((p) => p.document.content), options);
+    const vectors = await embedder.embed(
+      part.map((p) => textForScoring(p.document.content)),
+      options,
+    );
     for (const [i, { document, hash }] of part.entries()) {
       const record = {
         document,

@@ -14,7 +14,7 @@ import type {
   ScoredDocument,
   TextRedactor,
 } from "../../core/mod.ts";
-import { errorMessage } from "../../core/mod.ts";
+import { errorMessage, textForScoring } from "../../core/mod.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { type DocIndexDb, openDocIndex, rowDocument } from "./_index_db.ts";
@@ -272,7 +272,7 @@ export class DocStore implements DocumentStore {
     const holder = this.#db.idByHash(hash);
     if (holder !== undefined && holder !== id) return await this.remove(id), "removed";
     const { embedder } = this.#o;
-    const [vector] = await embedder.embed([content]);
+    const [vector] = await embedder.embed([textForScoring(content)]);
     const record = {
       document: { ...next, id, content },
       hash,
@@ -323,7 +323,10 @@ export class DocStore implements DocumentStore {
       options.signal?.throwIfAborted();
       const records = (await Promise.all(stale.slice(i, i + batch).map((id) => this.#read(id))))
         .filter((r): r is DocRecord => r !== undefined);
-      const vectors = await embedder.embed(records.map((r) => r.document.content), options);
+      const vectors = await embedder.embed(
+        records.map((r) => textForScoring(r.document.content)),
+        options,
+      );
       for (const [j, record] of records.entries()) {
         const vector = { fingerprint: embedder.fingerprint, vector: vectors[j]! };
         await writeDocFile(this.#o.dir, { ...record, vector });
@@ -355,7 +358,7 @@ export class DocStore implements DocumentStore {
   }
 
   #terms(d: MemoryDocument): string[] {
-    return this.#o.analyzer.tokenize(`${d.summary}\n${d.content}`);
+    return this.#o.analyzer.tokenize(textForScoring(`${d.summary}\n${d.content}`));
   }
 
   async #read(id: string): Promise<DocRecord | undefined> {

@@ -84,13 +84,21 @@ export interface EvalTierPlugin {
   close(): Promise<void>;
 }
 
+/** A transcript line's speaker label: "Bart: ", "Assistant: ", "用户：". */
+const SPEAKER = /^[^\s:：][^:：\n]{0,31}[:：]\s*/;
+
 /**
  * A question's turns, oldest first: a question of several lines is a dialogue, one turn per
- * line, and is asked the way a chat asks recall — its recent turns, the newest last.
+ * line, and is asked the way a chat asks recall — its recent turns, the newest last. A chat's
+ * turns are what was said (recentTurns reads the events' text), so a transcript whose every
+ * line starts with a speaker label is asked without the labels: a name before each turn would
+ * add to the query what the daemon never puts there.
  */
 export function questionTurns(question: string): string[] {
   const turns = question.split("\n").map((t) => t.trim()).filter((t) => t !== "");
-  return turns.length > 0 ? turns : [question];
+  if (turns.length === 0) return [question];
+  if (turns.length === 1 || !turns.every((t) => SPEAKER.test(t))) return turns;
+  return turns.map((t) => t.replace(SPEAKER, "").trim() || t);
 }
 
 const DOCS_PER_QUESTION = 20;

@@ -6,7 +6,7 @@
  * Docs]" and the evaluation both read it.
  */
 import type { ContextEvent, DocumentStore, Embedder, MemoryDocument } from "../../core/mod.ts";
-import { textForVector } from "../../core/mod.ts";
+import { textForScoring, textForVector } from "../../core/mod.ts";
 import { Bm25Index } from "../text/bm25.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { type MixCandidate, mixScores } from "./mix.ts";
@@ -85,7 +85,7 @@ export async function rankMemory(
     ...hits.map((hit) => ({
       tier: "documents" as const,
       turnIds: hit.document.turnIds,
-      text: hit.document.content,
+      text: textForScoring(hit.document.content),
       score: 0,
       document: hit.document,
     })),

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Embedder, NewDocument } from "../../../core/mod.ts";
+import { type Embedder, eventsToDocuments, type NewDocument } from "../../../core/mod.ts";
 import { createHashEmbedder } from "../../../memory/embed/hash.ts";
 import { createTextAnalyzer } from "../../../memory/text/keywords.ts";
 import { DocStore } from "../../../memory/docs/store.ts";
@@ -101,4 +101,44 @@ Deno.test("DocStore insertMany keeps a repeat within one call once and names the
   } finally {
     store.close();
   }
+});
+
+Deno.test("an archived exchange is embedded and indexed by what was said, not by its timeline stamps", async () => {
+  await using dir = await tempDir();
+  const inner = createHashEmbedder({ dim: 64 });
+  const embedded: string[] = [];
+  const recording: Embedder = {
+    ...inner,
+    fingerprint: inner.fingerprint,
+    dim: inner.dim,
+    embed: (texts, options) => (embedded.push(...texts), inner.embed(texts, options)),
+  };
+  const store = await open(`${dir}`, recording);
+  const at = Date.UTC(2026, 10, 30, 9, 15);
+  const docs = eventsToDocuments([
+    {
+      id: "u1",
+      role: "user",
+      source: "web",
+      channel: "web",
+      input: "Where is my umbrella?",
+      timestamp: at,
+    },
+    {
+      id: "a1",
+      exchange: "u1",
+      role: "agent",
+      source: "web",
+      channel: "web",
+      response: "By the door.",
+      timestamp: at,
+    },
+  ]);
+  assert.match(docs[0]!.content, /^\[2026-11-30 09:15\] web: Where/); // the stored text keeps them
+  await store.insertMany(docs);
+  assert.deepEqual(embedded, ["Where is my umbrella?\nBy the door."]);
+  // The stamp's digits and the channel's name are no words of the document.
+  assert.equal((await store.query("2026 web", { minDense: 2 })).length, 0);
+  assert.equal((await store.query("umbrella", { minDense: 2 })).length, 1);
+  store.close();
 });

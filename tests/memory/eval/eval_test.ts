@@ -12,6 +12,7 @@ import {
   reciprocalRank,
   runMemoryEval,
 } from "../../../memory/mod.ts";
+import { questionTurns } from "../../../memory/eval/eval.ts";
 import { runMain } from "../../fakes/daemon.ts";
 
 const FIXTURES = new URL("../../fixtures/eval/", import.meta.url).pathname;
@@ -28,6 +29,21 @@ Deno.test("recall@k, MRR and rank fusion score as defined", () => {
     }]),
     ["b", "a", "c"],
   );
+});
+
+Deno.test("a transcript question is asked as a chat asks: its turns without speaker labels", () => {
+  assert.deepEqual(
+    questionTurns("Bart: I won!\nAssistant: Well done: tell me more.\nBart: A cup."),
+    [
+      "I won!",
+      "Well done: tell me more.",
+      "A cup.",
+    ],
+  );
+  assert.deepEqual(questionTurns("Lisa：老师表扬我了\n助手：真棒！"), ["老师表扬我了", "真棒！"]);
+  // Not a transcript: a label on some lines only, or one line, stays as written.
+  assert.deepEqual(questionTurns("Note: buy milk\nand bread"), ["Note: buy milk", "and bread"]);
+  assert.deepEqual(questionTurns("Note: buy milk"), ["Note: buy milk"]);
 });
 
 Deno.test("readJsonl names the file and line of a bad record", async () => {
