@@ -156,6 +156,7 @@ export {
   type RequestBuilder,
 } from "./llm/call.ts";
 export {
+  cleanText,
   RelevanceContext,
   type RelevanceContextOptions,
   textForVector,

@@ -6,7 +6,7 @@
  * Docs]" and the evaluation both read it.
  */
 import type { ContextEvent, DocumentStore, Embedder, MemoryDocument } from "../../core/mod.ts";
-import { textForScoring, textForVector } from "../../core/mod.ts";
+import { cleanText, textForScoring, textForVector } from "../../core/mod.ts";
 import { Bm25Index } from "../text/bm25.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { type MixCandidate, mixScores } from "./mix.ts";
@@ -102,7 +102,26 @@ export async function rankMemory(
     const words = wordScores(texts, list, sources.analyzer);
     items.forEach((item, i) => item.score = (words.get(i) ?? 0) + weight * (dense[i] ?? 0));
   }
-  return items.sort((a, b) => b.score - a.score);
+  return foldRepeats(items.sort((a, b) => b.score - a.score));
+}
+
+/**
+ * One item per text: an item saying what one ranked above it says (a greeting repeated each
+ * morning, the same exchange archived twice) is folded into that one, which keeps its place and
+ * takes its turn ids, so repeats do not crowd out other memories and none of their turns is lost.
+ */
+function foldRepeats(ranked: readonly RecallItem[]): RecallItem[] {
+  const first = new Map<string, RecallItem>();
+  const out: RecallItem[] = [];
+  for (const item of ranked) {
+    const key = cleanText(item.text).normalize("NFKC").toLowerCase();
+    const kept = first.get(key);
+    if (kept === undefined) {
+      first.set(key, item);
+      out.push(item);
+    } else kept.turnIds = [...new Set([...kept.turnIds, ...item.turnIds])];
+  }
+  return out;
 }
 
 /** Each text's mix (mix.ts) of its cosine and its BM25 over the pool, by index. */
