@@ -48,3 +48,14 @@ Deno.test("An English query to a model trained for Chinese is ranked by its word
   // A model that declares nothing keeps the dense weight: its vector wins here.
   assert.equal(await firstFor(chineseModel(undefined), "how is my cat"), "rain");
 });
+
+Deno.test("A query mostly in a script the model was not trained for is ranked the words-only way, with feedback", async () => {
+  const embedder = chineseModel(["zh"]);
+  const ranked = await rankEvents(embedder, "how is my cat", [
+    event("cat", "my cat Mimi sleeps on the sofa", [1, 0], embedder.fingerprint),
+    event("rain", "rain all day tomorrow", [1, 0], embedder.fingerprint),
+    event("mimi", "Mimi chased a moth at night", [1, 0], embedder.fingerprint),
+  ]);
+  // "mimi" shares no query word: only the feedback of the best item's words lifts it over "rain".
+  assert.deepEqual(ranked.map((r) => r.event?.id), ["cat", "mimi", "rain"]);
+});
