@@ -323,10 +323,8 @@ export class DocStore implements DocumentStore {
       options.signal?.throwIfAborted();
       const records = (await Promise.all(stale.slice(i, i + batch).map((id) => this.#read(id))))
         .filter((r): r is DocRecord => r !== undefined);
-      const vectors = await embedder.embed(
-        records.map((r) => textForScoring(r.document.content)),
-        options,
-      );
+      const texts = records.map((r) => textForScoring(r.document.content));
+      const vectors = await embedder.embed(texts, options);
       for (const [j, record] of records.entries()) {
         const vector = { fingerprint: embedder.fingerprint, vector: vectors[j]! };
         await writeDocFile(this.#o.dir, { ...record, vector });
