@@ -1,13 +1,14 @@
 /**
- * The page's views by name. The chat is in the first bundle and draws at once; every other
- * view is a chunk of its own (web/build.ts), fetched the first time it is opened, so the first
- * load parses only the chat's code.
+ * The page's views by name. The chat is in the first bundle and draws at once; the other views
+ * are a chunk (_other_views.ts) fetched the first time one is opened, so the first load parses
+ * only the chat's code.
  */
 import { type ComponentType, h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "./_api.ts";
 import { ChatView } from "./_chat.ts";
 import { t } from "./_i18n.ts";
+import type * as Others from "./_other_views.ts";
 
 /** A view fetched on first use; a failed fetch shows its error and is tried again next time. */
 function lazyView(load: () => Promise<ComponentType>): ComponentType {
@@ -30,17 +31,26 @@ function lazyView(load: () => Promise<ComponentType>): ComponentType {
   };
 }
 
+/** The other views' chunk, fetched once; a failed fetch is tried again by the next view. */
+let others: Promise<typeof Others> | undefined;
+function otherViews(): Promise<typeof Others> {
+  return others ??= import("./_other_views.ts").catch((error) => {
+    others = undefined;
+    throw error;
+  });
+}
+
 /** Every view; the keys are the names in the address (`#memory`). */
 export const VIEWS = {
   chat: ChatView,
-  memory: lazyView(() => import("./_memory.ts").then((m) => m.MemoryView)),
-  knowledge: lazyView(() => import("./_knowledge.ts").then((m) => m.KnowledgeView)),
-  plugins: lazyView(() => import("./_plugins.ts").then((m) => m.PluginsView)),
-  skills: lazyView(() => import("./_skills.ts").then((m) => m.SkillsView)),
-  llm: lazyView(() => import("./_panels.ts").then((m) => m.LlmView)),
-  agents: lazyView(() => import("./_panels.ts").then((m) => m.AgentsView)),
-  settings: lazyView(() => import("./_settings.ts").then((m) => m.SettingsView)),
-  setup: lazyView(() => import("./_setup.ts").then((m) => m.SetupView)),
+  memory: lazyView(() => otherViews().then((m) => m.MemoryView)),
+  knowledge: lazyView(() => otherViews().then((m) => m.KnowledgeView)),
+  plugins: lazyView(() => otherViews().then((m) => m.PluginsView)),
+  skills: lazyView(() => otherViews().then((m) => m.SkillsView)),
+  llm: lazyView(() => otherViews().then((m) => m.LlmView)),
+  agents: lazyView(() => otherViews().then((m) => m.AgentsView)),
+  settings: lazyView(() => otherViews().then((m) => m.SettingsView)),
+  setup: lazyView(() => otherViews().then((m) => m.SetupView)),
 } as const;
 
 /** A view's name. */

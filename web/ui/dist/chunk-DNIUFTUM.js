@@ -1,1 +1,0 @@
-import{b as e}from"./chunk-PWJRQHKR.js";import{a as r}from"./chunk-NYGO2BYL.js";function a({text:n,cls:t}){let o=e.value;return o?r("div",{class:t,dangerouslySetInnerHTML:{__html:o(n)}}):r("div",{class:`${t} plain`},n)}export{a};

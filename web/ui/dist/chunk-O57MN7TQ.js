@@ -1,1 +1,0 @@
-import{d as o,e as s,j as a,k as i,m as u,p as f}from"./chunk-NYGO2BYL.js";function g(e){let[d,m]=o(),[c,r]=o(""),n=()=>{i(e).then(t=>{m(t),r("")},t=>r(t instanceof a&&t.status===501?`${f("notAvailable")}: ${t.message}`:u(t)))};return s(n,[e]),[d,c,n]}var E=e=>e.target.value;export{g as a,E as b};

@@ -1,1 +1,0 @@
-import{h as n}from"./chunk-NYGO2BYL.js";function e(r){let o;return()=>(o??=import(r).catch(a=>{throw o=void 0,a}),o)}var i=e("/assets/graph.js"),t=e("/assets/markdown.js"),d=n(void 0);function p(){return t().then(r=>{d.value=r.renderMarkdown})}export{i as a,d as b,p as c};

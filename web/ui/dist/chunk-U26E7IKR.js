@@ -1,1 +1,0 @@
-import{h as o,k as t}from"./chunk-NYGO2BYL.js";var a=o(!1);function p(){t("/api/v1/setup").then(e=>{a.value=e.needed,e.needed&&(location.hash===""||location.hash==="#chat")&&(location.hash="#setup")},()=>{})}export{a,p as b};
