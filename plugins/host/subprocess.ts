@@ -249,6 +249,8 @@ class Bridge {
       case "tool.register": {
         const def = p as unknown as WireToolDef;
         const toolTimeout = typeof def.timeoutMs === "number" ? def.timeoutMs : timeoutMs;
+        const asks = this.#options.manifest.capabilities.includes("ask");
+        const accept = (result: unknown) => toolResult(sdk.pluginName, String(def.name), result);
         sdk.registerTool({
           name: String(def.name),
           description: String(def.description ?? ""),
@@ -264,8 +266,8 @@ class Bridge {
               args,
               turnId: context.turnId,
               callId: context.callId,
-            }, { timeoutMs: toolTimeout, signal: context.signal }) as Promise<ToolResult>;
-            if (!this.#options.manifest.capabilities.includes("ask")) return call;
+            }, { timeoutMs: toolTimeout, signal: context.signal, accept }) as Promise<ToolResult>;
+            if (!asks) return call;
             // A question asked for this call ends with it: stopped, timed out or answered.
             const ended = new AbortController();
             const signal = AbortSignal.any([context.signal, ended.signal]);
@@ -343,6 +345,24 @@ class Bridge {
       }
     }
   }
+}
+
+/**
+ * A plugin's answer to tool.call, checked before the turn sees it: `{content: string,
+ * isError?: boolean}` and nothing else (a null or a number there once reached the model as is).
+ */
+function toolResult(plugin: string, tool: string, result: unknown): ToolResult {
+  if (isObject(result) && typeof result.content === "string") {
+    if (result.isError === undefined || result.isError === false) {
+      return { content: result.content };
+    }
+    if (result.isError === true) return { content: result.content, isError: true };
+  }
+  const got = JSON.stringify(result)?.slice(0, 100) ?? String(result);
+  throw new PluginError(
+    plugin,
+    `Plugin "${plugin}" answered tool "${tool}" with ${got}, not {content: string, isError?: boolean}`,
+  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

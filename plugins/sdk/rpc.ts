@@ -16,6 +16,7 @@ import {
   type RpcErrorObject,
   type RpcFrame,
 } from "./protocol.ts";
+import { CallTable, type PendingCall, type SetTimer } from "./calls.ts";
 import { LineSplitter } from "./line_splitter.ts";
 
 /** Handles an incoming request; throw RpcError for a specific code. May be async. */
@@ -24,8 +25,7 @@ export type RequestHandler = (method: string, params: unknown, id: number | stri
 /** Handles an incoming notification; must not throw. */
 export type NotificationHandler = (method: string, params: unknown) => void;
 
-/** Starts a timer; returns its cancel function. */
-export type SetTimer = (ms: number, fn: () => void) => () => void;
+export type { SetTimer } from "./calls.ts";
 
 /** Options of a JsonRpcPeer. */
 export interface JsonRpcPeerOptions {
@@ -62,17 +62,12 @@ export interface JsonRpcPeerOptions {
 export interface RequestOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
-}
-
-interface Pending {
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-  method: string;
-  /** Deadline on the peer's clock, when the request has a timeout. */
-  deadline?: number;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  onAbort?: () => void;
+  /**
+   * Checks the result before the caller gets it and returns what the caller gets; throwing
+   * rejects the call with that error. Run where the frame is read, not in a `then` of its own
+   * (one more hop on every answer).
+   */
+  accept?: (result: unknown) => unknown;
 }
 
 const encoder = new TextEncoder();
@@ -80,16 +75,22 @@ const encoder = new TextEncoder();
 const BATCH_CHARS = 64 * 1024;
 /** Size of the reused output buffer (`reuseBuffer`): a full batch of ASCII frames. */
 const REUSED_BYTES = 3 * BATCH_CHARS;
-const defaultTimer: SetTimer = (ms, fn) => {
-  const id = setTimeout(fn, ms);
-  return () => clearTimeout(id);
-};
+/** Resolve `entry` with what its check makes of `result`, or reject it with why not. */
+function settle(entry: PendingCall, result: unknown): void {
+  let value: unknown;
+  try {
+    value = entry.accept!(result);
+  } catch (error) {
+    return entry.reject(error);
+  }
+  entry.resolve(value);
+}
 
 /** A JSON-RPC peer: sends requests and notifications, answers requests, matches responses. */
 export class JsonRpcPeer {
   #options: JsonRpcPeerOptions;
   #splitter: LineSplitter;
-  #pending = new Map<number | string, Pending>();
+  #pending: CallTable;
   #nextId = 1;
   #out: string[] = [];
   #outLength = 0;
@@ -100,8 +101,6 @@ export class JsonRpcPeer {
   #maxPending: number;
   #maxInflight: number;
   #inflight = 0;
-  /** One sweep timer for every deadline: a timer per request costs more than the round trip. */
-  #sweep?: { at: number; cancel: () => void };
 
   constructor(options: JsonRpcPeerOptions) {
     this.#options = options;
@@ -109,6 +108,14 @@ export class JsonRpcPeer {
     this.#splitter = new LineSplitter(this.#maxFrameBytes);
     this.#maxPending = options.maxPending ?? MAX_IN_FLIGHT;
     this.#maxInflight = options.maxInflight ?? MAX_IN_FLIGHT;
+    this.#pending = new CallTable({
+      setTimer: options.setTimer,
+      now: options.now,
+      giveUp: (id, call, error) => {
+        this.notify("$/cancel", { id });
+        call.reject(error);
+      },
+    });
   }
 
   /** Requests still waiting for their response. */
@@ -131,43 +138,15 @@ export class JsonRpcPeer {
         ),
       );
     }
-    // Every tool call runs through here: one object per call, no closure but the abort
-    // listener, no async wrapper (each allocation and hop is on the call's round trip).
+    // Every tool call runs through here: one object per call, no closure, no async wrapper
+    // (each allocation and hop is on the call's round trip).
     const id = this.#nextId++;
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
-    const entry: Pending = { resolve, reject, method };
-    const { timeoutMs, signal } = options;
-    if (timeoutMs !== undefined) {
-      entry.timeoutMs = timeoutMs;
-      entry.deadline = this.#now() + timeoutMs;
-      this.#arm(entry.deadline);
-    }
-    if (signal) {
-      entry.signal = signal;
-      entry.onAbort = () =>
-        this.#giveUp(id, new RpcError(ErrorCode.cancelled, `Call "${method}" was cancelled`));
-      signal.addEventListener("abort", entry.onAbort);
-    }
-    this.#pending.set(id, entry);
+    const entry: PendingCall = { resolve, reject, method };
+    if (options.accept) entry.accept = options.accept;
+    this.#pending.add(id, entry, options.timeoutMs, options.signal);
     this.#send({ jsonrpc: "2.0", id, method, params });
     return promise;
-  }
-
-  /** Forget call `id` (timed out or cancelled): tell the other side and reject the caller. */
-  #giveUp(id: number | string, error: RpcError): void {
-    const entry = this.#take(id);
-    if (!entry) return;
-    this.notify("$/cancel", { id });
-    entry.reject(error);
-  }
-
-  /** Remove call `id` from the pending set with its abort listener; undefined when gone. */
-  #take(id: number | string): Pending | undefined {
-    const entry = this.#pending.get(id);
-    if (!entry) return undefined;
-    this.#pending.delete(id);
-    if (entry.onAbort) entry.signal!.removeEventListener("abort", entry.onAbort);
-    return entry;
   }
 
   /** Send a notification (no response). Dropped silently after close. */
@@ -177,53 +156,28 @@ export class JsonRpcPeer {
 
   /** Feed bytes read from the other side; ignored after close. */
   receive(chunk: Uint8Array): void {
-    this.#splitter.push(chunk, (line) => {
-      if (!this.#closed) this.#line(line);
-    }, (bytes) => {
-      // Its id is unreadable, so there is nobody to answer: the caller's request times out.
-      if (this.#closed) return;
-      this.#options.onProtocolError?.("Frame too large; refused", {
-        bytes,
-        limit: this.#maxFrameBytes,
-      });
+    this.#splitter.push(chunk, this.#onLine, this.#onOversize);
+  }
+
+  // Made once, not per chunk: every answer passes here.
+  #onLine = (line: string): void => {
+    if (!this.#closed) this.#line(line);
+  };
+
+  #onOversize = (bytes: number): void => {
+    // Its id is unreadable, so there is nobody to answer: the caller's request times out.
+    if (this.#closed) return;
+    this.#options.onProtocolError?.("Frame too large; refused", {
+      bytes,
+      limit: this.#maxFrameBytes,
     });
-  }
-
-  #now(): number {
-    return this.#options.now?.() ?? performance.now();
-  }
-
-  /** Make sure the sweep fires by `deadline`; an earlier armed sweep is kept. */
-  #arm(deadline: number): void {
-    if (this.#sweep && this.#sweep.at <= deadline) return;
-    this.#sweep?.cancel();
-    const delay = Math.max(0, deadline - this.#now());
-    const cancel = (this.#options.setTimer ?? defaultTimer)(delay, () => this.#expire());
-    this.#sweep = { at: deadline, cancel };
-  }
-
-  #expire(): void {
-    this.#sweep = undefined;
-    const now = this.#now();
-    let next = Infinity;
-    for (const [id, entry] of [...this.#pending]) {
-      if (entry.deadline === undefined) continue;
-      if (entry.deadline > now) next = Math.min(next, entry.deadline);
-      else {
-        const message = `Call "${entry.method}" timed out after ${entry.timeoutMs} ms`;
-        this.#giveUp(id, new RpcError(ErrorCode.timeout, message));
-      }
-    }
-    if (next !== Infinity && !this.#closed) this.#arm(next);
-  }
+  };
 
   /** Reject every pending request with `error`; later requests reject at once. */
   close(error: Error = new RpcError(ErrorCode.internalError, "Connection closed")): void {
     if (this.#closed) return;
     this.#closed = error;
-    this.#sweep?.cancel();
-    this.#sweep = undefined;
-    for (const id of [...this.#pending.keys()]) this.#take(id)!.reject(error);
+    this.#pending.close(error);
   }
 
   #line(line: string): void {
@@ -264,7 +218,7 @@ export class JsonRpcPeer {
       }
       return this.#invalid(frame);
     }
-    const entry = this.#take(id);
+    const entry = this.#pending.take(id);
     if (!entry) {
       // A late answer to a call that timed out, or a made-up one: never answered.
       this.#options.onProtocolError?.("Unexpected response; no call has this id", { id });
@@ -279,7 +233,8 @@ export class JsonRpcPeer {
           e?.data,
         ),
       );
-    } else entry.resolve(f.result);
+    } else if (entry.accept) settle(entry, f.result);
+    else entry.resolve(f.result);
   }
 
   /** Report an invalid frame; answer it only when it is a request with a usable id. */

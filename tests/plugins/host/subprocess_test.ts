@@ -82,6 +82,18 @@ Deno.test("Malformed and oversized frames are logged and refused; calls go on", 
   assert.deepEqual(await h.call("echo_say", { text: "ok" }), { content: "echo: ok" });
 });
 
+Deno.test("A tool.call result that is not {content, isError?} is refused as an error result naming plugin and tool", async () => {
+  await using h = await createHarness(["hostile"]);
+  for (const kind of ["null", "number", "content", "flag"]) {
+    const result = await h.call("hostile_result", { kind });
+    assert.equal(result.isError, true, kind);
+    assert.match(result.content, /Plugin "hostile" answered tool "hostile_result" with /, kind);
+    assert.match(result.content, /not \{content: string, isError\?: boolean\}/, kind);
+  }
+  // the plugin goes on serving
+  assert.match((await h.call("hostile_stats")).content, /"echoes"/);
+});
+
 Deno.test("A crash detaches registrations, publishes plugin_crashed, restarts after 1 s, 2 s, 3 s and gives up at the 4th", async () => {
   const clock = new ManualClock();
   await using h = await createHarness(["echo"], { clock });

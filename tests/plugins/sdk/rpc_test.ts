@@ -183,6 +183,47 @@ Deno.test("JsonRpcPeer lets go of a call's signal once it is answered: a later a
   assert.equal(a.pending, 0);
 });
 
+Deno.test("JsonRpcPeer: one signal shared by many calls cancels each still waiting with $/cancel, none already answered", async () => {
+  const { a, sentByA } = pair();
+  const controller = new AbortController();
+  const { signal } = controller;
+  assert.equal(await a.request("echo", 1, { signal }), 1);
+  const slow = [a.request("slow", {}, { signal }), a.request("slow", {}, { signal })];
+  const other = a.request("slow", {}, { signal: new AbortController().signal, timeoutMs: 50 });
+  await Promise.resolve();
+  const before = sentByA.length;
+  controller.abort();
+  for (const call of slow) {
+    await assert.rejects(call, (e: RpcError) => e.code === ErrorCode.cancelled);
+  }
+  await Promise.resolve();
+  const cancels = sentByA.slice(before).join("").match(/"\$\/cancel"/g) ?? [];
+  assert.equal(cancels.length, 2, "one $/cancel per call still waiting, none for the answered one");
+  assert.equal(a.pending, 1, "a call on another signal is left alone");
+  await assert.rejects(
+    a.request("echo", 2, { signal }),
+    (e: RpcError) => e.code === ErrorCode.cancelled,
+  );
+  a.close();
+  await assert.rejects(other);
+});
+
+Deno.test("JsonRpcPeer: a request's accept check turns the result into what the caller gets, or rejects the call", async () => {
+  const { a } = pair();
+  const accept = (result: unknown) => {
+    if (typeof result !== "number") throw new TypeError(`not a number: ${JSON.stringify(result)}`);
+    return result * 2;
+  };
+  assert.equal(await a.request("echo", 21, { accept }), 42);
+  await assert.rejects(a.request("echo", "x", { accept }), /not a number: "x"/);
+  await assert.rejects(
+    a.request("fail", {}, { accept }),
+    (e: RpcError) => e.code === ErrorCode.internalError && e.message === "boom",
+    "an error answer is not checked",
+  );
+  assert.equal(a.pending, 0);
+});
+
 Deno.test("JsonRpcPeer with reuseBuffer encodes into one buffer, and a batch too large for it alone", async () => {
   const written: string[] = [];
   const buffers = new Set<ArrayBufferLike>();
