@@ -12,7 +12,7 @@ import type { GraphTier } from "./graph/tier.ts";
 import type { Upkeep } from "./upkeep.ts";
 import type { TextAnalyzer } from "./text/keywords.ts";
 import type { RecallSettingsSource } from "./recall/config.ts";
-import { embedQuery } from "./recall/query.ts";
+import { embedQuery, type KnownVector, type RecallQuery } from "./recall/query.ts";
 import { rankMemory } from "./recall/rank.ts";
 import { recentTurns } from "./recall/turns.ts";
 
@@ -40,23 +40,42 @@ export async function autoRecall(
   const settings = deps.settings();
   // The query: the recent turns of the window, newest last, weighted by recency.
   const turns = recentTurns(context.events(), input, settings.turns);
-  // Events stored without a vector get theirs now, and keep it: the input's own event (recorded
-  // already) and whatever the background has not embedded yet (after a restart).
-  await context.reembed({ signal });
-  const known = context.knownVectors();
-  const vector = await embedQuery({ turns, decay: settings.decay }, embedder, signal, known);
-  const index = await deps.graph.section(input.text, signal, turns.slice(0, -1), vector);
-  // The same one-scale ranking `eval memory` measures; documents above the floor go in.
-  const ranked = await rankMemory(turns, {
-    embedder,
-    analyzer: deps.analyzer,
-    events: context.events(),
-    documents: deps.documents,
-  }, { signal, settings, vector });
+  // The input is embedded in the model's Worker meanwhile; each tier takes the promise and does
+  // its keyword work (the graph's seeds, the documents' BM25) before it waits for the vector.
+  const embedded = queryVector(context, { turns, decay: settings.decay }, embedder, signal);
+  const vector = embedded.then((e) => e.vector);
+  // The graph logs its own failures; the embedder's reaches the caller through the documents.
+  const graphVector = vector.catch(() => new Float32Array(0));
+  const [index, ranked, knowledge] = await Promise.all([
+    deps.graph.section(input.text, signal, turns.slice(0, -1), graphVector),
+    // The same one-scale ranking `eval memory` measures; documents above the floor go in.
+    rankMemory(turns, {
+      embedder,
+      analyzer: deps.analyzer,
+      events: context.events(),
+      documents: deps.documents,
+    }, { signal, settings, vector }),
+    embedded.then(({ known }) => deps.upkeep.section(input.text, signal, known(input.text))),
+  ]);
   // Shown, not read: only the model's own doc_query counts against a document's coldness.
   const docs = ranked.filter((item) => item.tier === "documents" && item.score >= RELATED_FLOOR)
     .slice(0, 3).flatMap((item) => item.document ?? []);
   const related = documentsSection(docs);
-  const knowledge = await deps.upkeep.section(input.text, signal, known(input.text));
   return [index, related, knowledge].filter((s): s is MemorySection => s !== undefined);
+}
+
+/**
+ * The query's vector. Events stored without a vector get theirs now, and keep it: the input's
+ * own event (recorded already) and whatever the background has not embedded yet (after a
+ * restart); the turns then lend their stored vectors.
+ */
+async function queryVector(
+  context: RelevanceContext,
+  query: RecallQuery,
+  embedder: Embedder,
+  signal: AbortSignal,
+): Promise<{ vector: Float32Array; known: KnownVector }> {
+  await context.reembed({ signal });
+  const known = context.knownVectors();
+  return { vector: await embedQuery(query, embedder, signal, known), known };
 }

@@ -67,7 +67,11 @@ export interface GraphRecall {
 /** A recall query: keyword seeds (and an optional query vector for entity-vector seeds). */
 export interface GraphQuery {
   keywords: readonly string[];
-  vector?: Float32Array;
+  /**
+   * The query's vector, or its promise: the keyword seeds are found while it is computed (the
+   * sentence model embeds in a Worker).
+   */
+  vector?: Float32Array | Promise<Float32Array>;
   /** BFS depth over active relations; default 2. */
   depth?: number;
   /** Most relations returned; default 50. */

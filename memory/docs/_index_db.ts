@@ -234,6 +234,11 @@ export class DocIndexDb {
       .all(limit).map(toRow);
   }
 
+  /** Whether the index holds no row (O(1), where count() walks a whole index). */
+  empty(): boolean {
+    return this.#sql("select 1 from docs limit 1").get() === undefined;
+  }
+
   /** Number of rows. */
   count(): number {
     return Number(this.#sql("select count(*) as n from docs").get()!.n);

@@ -189,15 +189,15 @@ export class GraphDB implements GraphStore {
     });
   }
 
-  recall(query: GraphQuery): Promise<GraphRecall> {
-    return settle(() => {
-      const limit = query.limit ?? 50;
-      const keywords = query.keywords.filter((k) => k.trim() !== "");
-      if (keywords.length === 0 && !query.vector) return overview(this.#g, limit);
-      const seeds = this.#seeds(keywords, query.vector);
-      const reached = walk(this.#g, seeds, { depth: query.depth ?? 2, limit });
-      return around(this.#g, reached, limit, seeds);
-    });
+  async recall(query: GraphQuery): Promise<GraphRecall> {
+    const limit = query.limit ?? 50;
+    const keywords = query.keywords.filter((k) => k.trim() !== "");
+    if (keywords.length === 0 && !query.vector) return overview(this.#g, limit);
+    // The keyword seeds first: a caller handing a promise of the vector embeds it meanwhile.
+    const byKeyword = keywordSeeds(this.#g, keywords);
+    const seeds = this.#seeds(keywords, byKeyword, await query.vector);
+    const reached = walk(this.#g, seeds, { depth: query.depth ?? 2, limit });
+    return around(this.#g, reached, limit, seeds);
   }
 
   /**
@@ -205,8 +205,7 @@ export class GraphDB implements GraphStore {
    * index) and by the query vector, ordered by recall's dense/keyword mix — the keyword side
    * scores a seed by the rank of the keyword that found it (keywords come best first).
    */
-  #seeds(keywords: readonly string[], vector?: Float32Array): number[] {
-    const byKeyword = keywordSeeds(this.#g, keywords);
+  #seeds(keywords: readonly string[], byKeyword: number[], vector?: Float32Array): number[] {
     const byVector = vector ? this.#vectorHits(vector) : [];
     if (byVector.length === 0) return byKeyword;
     const candidates = mergeHits(

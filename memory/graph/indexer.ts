@@ -14,7 +14,7 @@ import {
 } from "../../core/mod.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { defaultRecallSettings, type RecallSettingsSource } from "../recall/config.ts";
-import { embedQuery } from "../recall/query.ts";
+import { embedQuery, type QueryVector } from "../recall/query.ts";
 import { type MarkLifetime, RecalledMarks } from "../recall/marks.ts";
 
 /** Options of GraphIndexer. */
@@ -49,8 +49,11 @@ export interface RecallOptions {
   signal?: AbortSignal;
   /** The turns before the text, oldest first. */
   context?: readonly string[];
-  /** The query's vector when the caller has it (recall shares one across the tiers). */
-  vector?: Float32Array;
+  /**
+   * The query's vector when the caller has it (recall shares one across the tiers), or its
+   * promise: the keyword seeds are found while it is computed.
+   */
+  vector?: QueryVector;
 }
 
 /** Seeds recall from inputs and builds the "[Memory Index]" section. */
@@ -99,7 +102,8 @@ export class GraphIndexer {
     if (!vector && this.#o.embedder && text.trim() !== "") {
       const decay = (this.#o.recall ?? (() => defaultRecallSettings(this.#o.embedder!)))().decay;
       const query = { turns: [...context, text], decay };
-      vector = await embedQuery(query, this.#o.embedder, options.signal);
+      // Not awaited here: the graph finds its keyword seeds while the Worker embeds.
+      vector = embedQuery(query, this.#o.embedder, options.signal);
     }
     if (keywords.length === 0 && !vector) return { entities: [], relations: [] };
     return await this.#o.graph.recall({ keywords, vector, depth: 2, limit: options.limit ?? 50 });

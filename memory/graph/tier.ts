@@ -17,6 +17,7 @@ import type { Embedder } from "../../core/mod.ts";
 import { GraphDB, type GraphStats } from "./db.ts";
 import { GraphIndexer } from "./indexer.ts";
 import type { RecallSettingsSource } from "../recall/config.ts";
+import type { QueryVector } from "../recall/query.ts";
 import type { MarkLifetime } from "../recall/marks.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 
@@ -46,7 +47,7 @@ export interface GraphTier {
     text: string,
     signal?: AbortSignal,
     context?: readonly string[],
-    vector?: Float32Array,
+    vector?: QueryVector,
   ): Promise<MemorySection | undefined>;
   /** memory_* and person_* tools; `memory_purge` forgets through `forget` when given. */
   tools(options?: { forget?: MemoryForgetter }): RegisteredTool[];

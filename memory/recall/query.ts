@@ -34,6 +34,12 @@ export function queryText(query: RecallQuery): string {
   return weightedTurns(query).map((t) => t.text).join("\n");
 }
 
+/**
+ * A query's vector, or its promise: a tier given the promise does its keyword work first, while
+ * the vector is computed (the sentence model runs in a Worker).
+ */
+export type QueryVector = Float32Array | Promise<Float32Array>;
+
 /** A turn's vector already at hand (a window event's stored one), by the turn's text. */
 export type KnownVector = (text: string) => Float32Array | undefined;
 

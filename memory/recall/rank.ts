@@ -10,7 +10,7 @@ import { cleanText, textForScoring, textForVector } from "../../core/mod.ts";
 import { Bm25Index } from "../text/bm25.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { type MixCandidate, mixScores } from "./mix.ts";
-import { embedQuery, queryTerms, type RecallQuery } from "./query.ts";
+import { embedQuery, queryTerms, type QueryVector, type RecallQuery } from "./query.ts";
 import { defaultRecallSettings, denseWeightFor, type RecallSettings } from "./config.ts";
 import { wordScores } from "./words.ts";
 import { isSemantic, kindOf } from "../embed/kind.ts";
@@ -35,7 +35,7 @@ export interface RecallSources {
   documents: DocumentStore & {
     query(
       text: string,
-      options?: Parameters<DocumentStore["query"]>[1] & { vector?: Float32Array },
+      options?: Parameters<DocumentStore["query"]>[1] & { vector?: QueryVector },
     ): ReturnType<DocumentStore["query"]>;
   };
 }
@@ -46,8 +46,11 @@ export interface RankOptions {
   pool?: number;
   /** The mix and the query's recency decay; default the space's defaults. */
   settings?: RecallSettings;
-  /** The query's vector when the caller has it (recall shares one with the graph tier). */
-  vector?: Float32Array;
+  /**
+   * The query's vector when the caller has it (recall shares one with the graph tier), or its
+   * promise: the documents' keyword side runs while it is computed.
+   */
+  vector?: QueryVector;
   signal?: AbortSignal;
 }
 
@@ -65,16 +68,18 @@ export async function rankMemory(
   const query: RecallQuery = { turns: list, decay: settings.decay };
   const text = list.at(-1) ?? "";
   if (list.every((t) => t.trim() === "")) return [];
-  const vector = options.vector?.length === sources.embedder.dim
-    ? options.vector
-    : await embedQuery(query, sources.embedder, options.signal);
+  const dim = sources.embedder.dim;
+  const given = Promise.resolve(options.vector).then((v) =>
+    v?.length === dim ? v : embedQuery(query, sources.embedder, options.signal)
+  );
   const hits = await sources.documents.query(text, {
     k: options.pool ?? 50,
     minDense: 0,
     context: list.slice(0, -1),
-    vector,
+    vector: given,
     signal: options.signal,
   });
+  const vector = await given;
   const items: RecallItem[] = [
     ...sources.events.map((event) => ({
       tier: "context" as const,

@@ -97,12 +97,13 @@ export async function createTextAnalyzer(
 ): Promise<TextAnalyzer> {
   const segmenter = options.segmenter ?? await loadSegmenter();
   const idf = options.idf ?? new IdfTable();
+  const cut = memoPieces(segmenter);
   const tokenizeText = (text: string, keep = false) =>
-    pieces(text, segmenter, false).filter((p) => keep || !isStopWord(p.word)).map((p) => p.word);
+    cut(text, false).filter((p) => keep || !isStopWord(p.word)).map((p) => p.word);
   return {
     idf,
     tokenize: (text, opts = {}) => tokenizeText(text, opts.keepStopWords ?? false),
-    keywords: (text, opts = {}) => rank(pieces(text, segmenter, true), idf, opts.limit ?? 10),
+    keywords: (text, opts = {}) => rank(cut(text, true), idf, opts.limit ?? 10),
     learn: (text) => idf.learn(tokenizeText(text)),
   };
 }
@@ -131,6 +132,30 @@ export function stemEnglish(word: string): string {
   if (word.endsWith("es") && !/[aeo]es$/.test(word)) return word.slice(0, -1);
   if (word.endsWith("s") && !/[us]s$/.test(word)) return word.slice(0, -1);
   return word;
+}
+
+/** Texts longer than this are cut every time: few come back, and each would hold much memory. */
+const MAX_MEMO_TEXT = 1000;
+/** Cuts remembered (least recently used go first): ~12 MB at most, a few hundred KB usually. */
+const MEMO_ENTRIES = 2048;
+
+/**
+ * `pieces` remembering its latest cuts: recall tokenizes the same window events and documents
+ * every turn (its pooled BM25 is built over them), and jieba takes most of that time. The cut
+ * of a text never changes; callers only read the pieces.
+ */
+function memoPieces(segmenter: Segmenter): (text: string, tagged: boolean) => readonly Piece[] {
+  const memo = new Map<string, readonly Piece[]>();
+  return (text, tagged) => {
+    if (text.length > MAX_MEMO_TEXT) return pieces(text, segmenter, tagged);
+    const key = `${tagged ? "t" : "c"}${text}`;
+    const known = memo.get(key);
+    memo.delete(key); // refresh its place
+    const cut = known ?? pieces(text, segmenter, tagged);
+    memo.set(key, cut);
+    if (memo.size > MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
+    return cut;
+  };
 }
 
 function pieces(text: string, segmenter: Segmenter, tagged: boolean): Piece[] {
@@ -163,7 +188,7 @@ function prior(piece: Piece): number {
   return 1.5;
 }
 
-function rank(all: Piece[], idf: IdfTable, limit: number): Keyword[] {
+function rank(all: readonly Piece[], idf: IdfTable, limit: number): Keyword[] {
   const found = new Map<string, { tf: number; prior: number; first: number }>();
   all.forEach((piece, index) => {
     if (!isKeyword(piece)) return;

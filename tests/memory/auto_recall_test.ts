@@ -11,6 +11,8 @@ import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
 import { lastUserMessage } from "../fakes/brain.ts";
 import { openTestHome } from "../fakes/memory_home.ts";
 import { countingEmbedder } from "../fakes/counting_embedder.ts";
+import type { Embedder } from "../../core/mod.ts";
+import { createHashEmbedder } from "../../memory/mod.ts";
 
 const TURNS = [
   "My cat Mimi stopped eating today",
@@ -73,4 +75,52 @@ Deno.test("a turn embeds its input once and its reply once; every other vector i
   assert.match(prompt, /Memory Index/, "the graph was recalled in a turn");
   assert.match(prompt, /sore tooth/, "a document was recalled in a turn");
   assert.match(prompt, /soft food/, "the knowledge base was recalled in a turn");
+});
+
+Deno.test("the tiers' keyword work runs while the turn's input is embedded", async () => {
+  const input = "did Mimi eat her soft food today?";
+  const hash = createHashEmbedder({ dim: 128 });
+  const gate = Promise.withResolvers<void>();
+  let waiting = 0;
+  const embedder: Embedder = {
+    ...hash,
+    async embed(texts, options) {
+      if (texts.includes(input)) waiting++, await gate.promise, waiting--;
+      return await hash.embed(texts, options);
+    },
+  };
+  await using home = await openTestHome({ embedder });
+  const { memory } = home;
+  await memory.documents.insert({ content: "Mimi eats soft food after the vet", source: "t" });
+  await memory.graph.graph.commit([{ subject: "owner", predicate: "has_pet", object: "Mimi" }]);
+  const analyzed: string[] = [];
+  const { analyzer } = memory;
+  const { keywords, tokenize } = analyzer;
+  analyzer.keywords = (text, options) => (analyzed.push(text), keywords(text, options));
+  analyzer.tokenize = (text, options) => (analyzed.push(text), tokenize(text, options));
+  memory.context.append({
+    id: "t1:in",
+    role: "user",
+    source: "cli",
+    channel: "cli",
+    input,
+    turnIds: ["t1"],
+    timestamp: 1,
+  });
+  const recall = memory.recall({
+    id: "t1",
+    text: input,
+    source: "cli",
+    channel: "cli",
+    priority: 0,
+    interrupt: false,
+    receivedAt: 1,
+    meta: {},
+  }, new AbortController().signal);
+  assert.equal(waiting, 1, "the input is being embedded");
+  assert.ok(analyzed.includes(input), "its keywords and words were taken meanwhile");
+  gate.resolve();
+  const sections = JSON.stringify(await recall);
+  assert.match(sections, /Memory Index/);
+  assert.match(sections, /soft food after the vet/);
 });
