@@ -37,10 +37,7 @@ import { planDocuments, writeNewFiles } from "./_insert.ts";
 
 /** Options of DocStore.query (the port's, plus a vector the caller already has). */
 export type DocQueryOptions = Parameters<DocumentStore["query"]>[1] & {
-  /**
-   * The query's vector in this store's space (recall embeds it once for every tier), or its
-   * promise: the keyword side runs while it is computed.
-   */
+  /** The query's vector (recall embeds it once for every tier), or its promise (query.ts). */
   vector?: QueryVector;
 };
 
@@ -170,17 +167,14 @@ export class DocStore implements DocumentStore {
     return kept;
   }
 
-  async query(
-    text: string,
-    options: DocQueryOptions = {},
-  ): Promise<ScoredDocument[]> {
+  async query(text: string, options: DocQueryOptions = {}): Promise<ScoredDocument[]> {
     const k = options.k ?? 3;
     // Not size(): count(*) walks an index of every row (~5–20 ms at 100,000), each query.
     if (text.trim() === "" || this.#db.empty()) return [];
     const pool = Math.max(50, k * 4);
     const settings = (this.#o.recall ?? (() => defaultRecallSettings(this.#o.embedder)))();
     const query: RecallQuery = { turns: [...(options.context ?? []), text], decay: settings.decay };
-    // The keyword side first: a caller handing a promise of the vector is embedding it meanwhile.
+    // The keyword side first: a caller handing a promise of the vector embeds it meanwhile.
     const terms = queryTerms(query, this.#o.analyzer);
     const keyword = this.#words.search([...terms.keys()], pool, terms);
     const given = await options.vector;
