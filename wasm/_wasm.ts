@@ -31,6 +31,27 @@ export interface HotLoopsExports {
     heapScores: number,
     heapRows: number,
   ): number;
+  i8TopKOf(
+    q: number,
+    rows: number,
+    scales: number,
+    slots: number,
+    m: number,
+    stride: number,
+    k: number,
+    heapScores: number,
+    heapRows: number,
+  ): number;
+  signCodes(rows: number, n: number, stride: number, codes: number, codeBytes: number): void;
+  hammingScan(query: number, codes: number, n: number, codeBytes: number, out: number): void;
+  nearestRows(
+    distances: number,
+    n: number,
+    maxDistance: number,
+    counts: number,
+    p: number,
+    out: number,
+  ): number;
   bigramKeys(textPtr: number, len: number, outPtr: number): number;
   jaccardSorted(aPtr: number, aLen: number, bPtr: number, bLen: number): number;
   bigramJaccardBatch(
@@ -54,6 +75,10 @@ const FUNCTIONS = [
   "sumBytes",
   "i8Scores",
   "i8TopK",
+  "i8TopKOf",
+  "signCodes",
+  "hammingScan",
+  "nearestRows",
   "bigramKeys",
   "jaccardSorted",
   "bigramJaccardBatch",

@@ -36,6 +36,7 @@ export type {
   QuantizedVectorSetOptions,
   ScoredIndex,
   ScoredSlot,
+  TopKNearOptions,
   TopKOptions,
   VectorSet,
 } from "./_types.ts";
@@ -45,10 +46,14 @@ export {
   bigramKeysTs,
   cosineScoresTs,
   dotScoresTs,
+  hammingTs,
   i8ScoresTs,
   i8Stride,
+  nearestRowsTs,
   quantizeI8,
   selectTopK,
+  signCodeBytes,
+  signCodeTs,
   topKTs,
 } from "./twin.ts";
 

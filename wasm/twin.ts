@@ -244,3 +244,57 @@ export function i8ScoresTs(
   }
   return out;
 }
+
+/** Bytes of a sign code for int8 rows of `stride` bytes: one bit a component, 16-byte padded. */
+export function signCodeBytes(stride: number): number {
+  return Math.ceil(stride / 128) * 16;
+}
+
+/**
+ * Twin of the wasm `signCodes` kernel for one row: bit j of `out` (byte j >> 3, bit j & 7) is
+ * set when `row[j]` > 0; `out` is zeroed past the row.
+ */
+export function signCodeTs(row: Int8Array, out: Uint8Array): void {
+  out.fill(0);
+  for (let j = 0; j < row.length; j++) if (row[j]! > 0) out[j >> 3]! |= 1 << (j & 7);
+}
+
+const POPCOUNT = Uint8Array.from({ length: 256 }, (_, b) => {
+  let n = 0;
+  for (let x = b; x > 0; x >>= 1) n += x & 1;
+  return n;
+});
+
+/** Twin of the wasm `hammingScan` kernel: each of `n` codes' distance to `query`'s code. */
+export function hammingTs(query: Uint8Array, codes: Uint8Array, n: number): Uint16Array {
+  const bytes = query.length;
+  const out = new Uint16Array(n);
+  for (let i = 0, base = 0; i < n; i++, base += bytes) {
+    let d = 0;
+    for (let j = 0; j < bytes; j++) d += POPCOUNT[query[j]! ^ codes[base + j]!]!;
+    out[i] = d;
+  }
+  return out;
+}
+
+/**
+ * Twin of the wasm `nearestRows` kernel: the `p` rows with the smallest `distances`, in
+ * ascending row order; at the cut-off distance the lowest rows go in.
+ */
+export function nearestRowsTs(distances: Uint16Array, p: number): Int32Array {
+  const size = Math.min(p, distances.length);
+  if (size <= 0) return new Int32Array(0);
+  const counts = new Int32Array(65537);
+  for (const d of distances) counts[d]!++;
+  let cut = 0;
+  let below = 0;
+  for (; below + counts[cut]! < size; cut++) below += counts[cut]!;
+  let ties = size - below;
+  const out = new Int32Array(size);
+  let next = 0;
+  for (let i = 0; i < distances.length && next < size; i++) {
+    const d = distances[i]!;
+    if (d < cut || (d === cut && ties-- > 0)) out[next++] = i;
+  }
+  return out;
+}

@@ -24,6 +24,24 @@ function pair(dim: number, capacity?: number): [QuantizedVectorSet, QuantizedVec
   ];
 }
 
+/** The same `n` adds, with removes and overwrites among them, to both sets. */
+function fillAlike(a: QuantizedVectorSet, b: QuantizedVectorSet, random: () => number, n: number) {
+  for (let i = 0; i < n; i++) {
+    const v = unitVector(random, a.dim);
+    assert.equal(a.add(v), b.add(v));
+    if (i % 7 === 3) {
+      const slot = Math.floor(random() * a.size);
+      assert.equal(a.remove(slot), b.remove(slot));
+    }
+    if (i % 11 === 5) {
+      const slot = Math.floor(random() * a.size);
+      const w = unitVector(random, a.dim);
+      a.set(slot, w);
+      b.set(slot, w);
+    }
+  }
+}
+
 Deno.test("quantizeI8 maps max |x| to ±127, zero pads, and gives a zero vector scale 0", () => {
   const out = new Int8Array(i8Stride(5)).fill(9);
   const scale = quantizeI8(Float32Array.from([0.5, -1, 0.25, 0, 1]), out);
@@ -41,20 +59,7 @@ Deno.test("QuantizedVectorSet: wasm and the TS twin give identical scores and to
   const random = rng(11);
   for (const dim of [1, 3, 15, 16, 17, 33, 100, 384, 512, 515]) {
     const [a, b] = pair(dim, dim % 2 === 0 ? undefined : 7);
-    for (let i = 0; i < 300; i++) {
-      const v = unitVector(random, dim);
-      assert.equal(a.add(v), b.add(v));
-      if (i % 7 === 3) {
-        const slot = Math.floor(random() * a.size);
-        assert.equal(a.remove(slot), b.remove(slot));
-      }
-      if (i % 11 === 5) {
-        const slot = Math.floor(random() * a.size);
-        const w = unitVector(random, dim);
-        a.set(slot, w);
-        b.set(slot, w);
-      }
-    }
+    fillAlike(a, b, random, 300);
     assert.equal(a.size, b.size);
     for (let round = 0; round < 5; round++) {
       const query = unitVector(random, dim);
@@ -64,6 +69,38 @@ Deno.test("QuantizedVectorSet: wasm and the TS twin give identical scores and to
       }
     }
   }
+});
+
+Deno.test("QuantizedVectorSet: the sign-code first stage is the same in wasm and the TS twin", () => {
+  const random = rng(21);
+  for (const dim of [1, 15, 16, 17, 100, 384, 512, 515]) {
+    const [a, b] = pair(dim, 5); // grows several times: codes move with the rows
+    fillAlike(a, b, random, 400);
+    for (let round = 0; round < 5; round++) {
+      const query = unitVector(random, dim);
+      for (const [k, candidates] of [[10, 0], [10, 5], [10, 40], [3, 200], [50, a.size - 1]]) {
+        const wasm = a.topK(query, k!, { candidates });
+        assert.deepEqual(wasm, b.topK(query, k!, { candidates }), `dim ${dim} ${k}/${candidates}`);
+        assert.equal(wasm.length, Math.min(k!, candidates!));
+      }
+      // As many candidates as vectors (or more): the plain scan, exactly.
+      assert.deepEqual(a.topK(query, 10, { candidates: a.size }), a.topK(query, 10));
+    }
+  }
+});
+
+Deno.test("QuantizedVectorSet: the first stage keeps the rows nearest by sign code", () => {
+  const dim = 32;
+  const set = createQuantizedVectorSet(dim);
+  const signs = (bits: number) =>
+    Float32Array.from({ length: dim }, (_, j) => (bits >> j) & 1 ? 0.3 : -0.1);
+  // Slots 0..3 differ from the query's signs in 0, 8, 1 and 16 components.
+  for (const bits of [0xff, 0xffff, 0x7f, 0xff_ffff]) set.add(signs(bits));
+  const query = signs(0xff);
+  assert.deepEqual(set.topK(query, 4, { candidates: 2 }).map((h) => h.slot).sort(), [0, 2]);
+  assert.deepEqual(set.topK(query, 1, { candidates: 3 }).map((h) => h.slot), [0]);
+  assert.throws(() => set.topK(query, 1, { candidates: -1 }), RangeError);
+  assert.throws(() => set.topK(query, 1, { candidates: 1.5 }), RangeError);
 });
 
 Deno.test("QuantizedVectorSet.topK ranks ties by lower slot in both implementations", () => {

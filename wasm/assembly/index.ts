@@ -8,7 +8,7 @@
 // test (tests/wasm/hot_loops_test.ts) keeps them honest.
 //
 // This entry holds the allocator and gathers the kernels of the modules beside it (vectors,
-// bigrams, scan, quantized); asc compiles them into one binary.
+// bigrams, scan, quantized, signs); asc compiles them into one binary.
 
 // Allocator: a bump region starting at __heap_base. `reset` frees everything at once.
 // Memory only grows; callers must re-create their views after any `alloc` (grow detaches).
@@ -43,4 +43,5 @@ export function reset(): void {
 export { cosineBatch, cosineBatchSimd, dotBatch, dotBatchSimd } from "./vectors.ts";
 export { bigramJaccardBatch, bigramKeys, jaccardSorted } from "./bigrams.ts";
 export { sumBytes } from "./scan.ts";
-export { i8Scores, i8TopK } from "./quantized.ts";
+export { i8Scores, i8TopK, i8TopKOf } from "./quantized.ts";
+export { hammingScan, nearestRows, signCodes } from "./signs.ts";

@@ -66,21 +66,52 @@ export function i8TopK(
   if (size <= 0) return 0;
   let row = rowsPtr;
   let filled = 0;
-  let worst: f32 = 0;
   for (let i = 0; i < n; i++) {
     const dot = dotI8(queryPtr, row, <usize> stride);
     row += <usize> stride;
     const score = <f32> dot * load<f32>(scalesPtr + (<usize> i << 2));
-    if (filled < size) {
-      heapPush(heapScores, heapRows, filled, score, i);
-      filled++;
-      worst = load<f32>(heapScores);
-    } else if (score > worst) {
-      heapReplaceRoot(heapScores, heapRows, size, score, i);
-      worst = load<f32>(heapScores);
-    }
+    filled = offer(heapScores, heapRows, filled, size, score, i);
   }
   return size;
+}
+
+/**
+ * As `i8TopK`, over the `m` rows listed (i32, ascending) at `slotsPtr` only: the second stage
+ * after the sign codes' Hamming scan (signs.ts). Returns min(k, m).
+ */
+export function i8TopKOf(
+  queryPtr: usize,
+  rowsPtr: usize,
+  scalesPtr: usize,
+  slotsPtr: usize,
+  m: i32,
+  stride: i32,
+  k: i32,
+  heapScores: usize,
+  heapRows: usize,
+): i32 {
+  const size = min(k, m);
+  if (size <= 0) return 0;
+  let filled = 0;
+  for (let j = 0; j < m; j++) {
+    const i = load<i32>(slotsPtr + (<usize> j << 2));
+    const dot = dotI8(queryPtr, rowsPtr + <usize> i * <usize> stride, <usize> stride);
+    const score = <f32> dot * load<f32>(scalesPtr + (<usize> i << 2));
+    filled = offer(heapScores, heapRows, filled, size, score, i);
+  }
+  return size;
+}
+
+// Offers (score, row) to a min-heap holding `filled` of `size` entries; returns the new fill.
+// Rows come in ascending order, so a later row never displaces an equal score.
+
+function offer(hs: usize, hr: usize, filled: i32, size: i32, score: f32, row: i32): i32 {
+  if (filled < size) {
+    heapPush(hs, hr, filled, score, row);
+    return filled + 1;
+  }
+  if (score > load<f32>(hs)) heapReplaceRoot(hs, hr, size, score, row);
+  return filled;
 }
 
 // Whether entry (sa, ra) ranks below (sb, rb): lower score, or equal score and higher row.
