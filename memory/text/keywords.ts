@@ -97,14 +97,18 @@ export async function createTextAnalyzer(
 ): Promise<TextAnalyzer> {
   const segmenter = options.segmenter ?? await loadSegmenter();
   const idf = options.idf ?? new IdfTable();
-  const cut = memoPieces(segmenter);
-  const tokenizeText = (text: string, keep = false) =>
-    cut(text, false).filter((p) => keep || !isStopWord(p.word)).map((p) => p.word);
+  // Recall tokenizes the same window events and documents every turn (its pooled BM25 is built
+  // over them), and jieba takes most of that time: the latest cuts are remembered.
+  const tokenizeText = (text: string, keep: boolean) =>
+    pieces(text, segmenter, false).filter((p) => keep || !isStopWord(p.word)).map((p) => p.word);
+  const words = remembered((text) => tokenizeText(text, false));
+  const allWords = remembered((text) => tokenizeText(text, true));
+  const tagged = remembered((text) => pieces(text, segmenter, true));
   return {
     idf,
-    tokenize: (text, opts = {}) => tokenizeText(text, opts.keepStopWords ?? false),
-    keywords: (text, opts = {}) => rank(cut(text, true), idf, opts.limit ?? 10),
-    learn: (text) => idf.learn(tokenizeText(text)),
+    tokenize: (text, opts = {}) => [...(opts.keepStopWords ? allWords : words)(text)],
+    keywords: (text, opts = {}) => rank(tagged(text), idf, opts.limit ?? 10),
+    learn: (text) => idf.learn(words(text)),
   };
 }
 
@@ -135,26 +139,21 @@ export function stemEnglish(word: string): string {
 }
 
 /** Texts longer than this are cut every time: few come back, and each would hold much memory. */
-const MAX_MEMO_TEXT = 1000;
-/** Cuts remembered (least recently used go first): ~12 MB at most, a few hundred KB usually. */
-const MEMO_ENTRIES = 2048;
+const MAX_REMEMBERED_TEXT = 1000;
+/** Cuts remembered per kind (least recently used go first): ~6 MB at most, far less usually. */
+const REMEMBERED_CUTS = 1024;
 
-/**
- * `pieces` remembering its latest cuts: recall tokenizes the same window events and documents
- * every turn (its pooled BM25 is built over them), and jieba takes most of that time. The cut
- * of a text never changes; callers only read the pieces.
- */
-function memoPieces(segmenter: Segmenter): (text: string, tagged: boolean) => readonly Piece[] {
-  const memo = new Map<string, readonly Piece[]>();
-  return (text, tagged) => {
-    if (text.length > MAX_MEMO_TEXT) return pieces(text, segmenter, tagged);
-    const key = `${tagged ? "t" : "c"}${text}`;
-    const known = memo.get(key);
-    memo.delete(key); // refresh its place
-    const cut = known ?? pieces(text, segmenter, tagged);
-    memo.set(key, cut);
-    if (memo.size > MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
-    return cut;
+/** `cut` remembering its latest results; a text's cut never changes, callers only read it. */
+function remembered<T>(cut: (text: string) => T): (text: string) => T {
+  const memo = new Map<string, T>();
+  return (text) => {
+    if (text.length > MAX_REMEMBERED_TEXT) return cut(text);
+    const known = memo.get(text);
+    memo.delete(text); // refresh its place
+    const result = known ?? cut(text);
+    memo.set(text, result);
+    if (memo.size > REMEMBERED_CUTS) memo.delete(memo.keys().next().value!);
+    return result;
   };
 }
 
