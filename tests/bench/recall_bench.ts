@@ -5,7 +5,9 @@
  * the knowledge base) over a home of 100,000 documents and 100,000 entities with 1,000,000
  * relations — p95 of 60 turns, each a new input recorded in the window first, as a turn does;
  * `recall_p50_ms_100k` is their median; `recall_first_ms_100k` the first turn, which loads the
- * tiers' int8 vector matrices (`recall_vectors_mb_100k` held after, `_idle_` before). The documents and entities carry real model vectors:
+ * tiers' int8 vector matrices (`recall_vectors_mb_100k` held after, `_idle_` before). The
+ * `_hash` figures are the same over a home without a model (the hash space a new home starts
+ * in: the query embedded on the main thread, the words-only ranking). The documents and entities carry real model vectors:
  * 400 distinct sentences embedded by the model, each stored under many numbered copies (and
  * each entity under one of them), since embedding 200,000 texts would take the bench hours.
  * @module
@@ -13,6 +15,7 @@
 import { type ContextEvent, type Embedder, type Input, silentLogger } from "../../core/mod.ts";
 import { systemClock } from "../../adapters/mod.ts";
 import {
+  createHashEmbedder,
   createTextAnalyzer,
   DEFAULT_MODEL,
   DocStore,
@@ -135,6 +138,15 @@ async function recallFigures(): Promise<Record<string, Figure>> {
     .catch((error) => {
       throw new Error(`model "${MODEL}" is not installed (deno task model:dev): ${error.message}`);
     });
+  try {
+    return await measureRecall(model, "");
+  } finally {
+    await model.close();
+  }
+}
+
+/** The figures over a home in `model`'s space, named with `suffix`. */
+async function measureRecall(model: Embedder, suffix: string): Promise<Record<string, Figure>> {
   const dir = await Deno.makeTempDir({ prefix: "homeagent-bench-recall-" });
   try {
     const bases = Array.from({ length: 400 }, (_, i) => base(i));
@@ -171,17 +183,22 @@ async function recallFigures(): Promise<Record<string, Figure>> {
       if (i >= 10) times.push(performance.now() - t0); // the first ten warm up
     }
     const held = tiers.documents.vectorBytes() + tiers.graph.graph.vectorBytes();
-    return {
+    const figures: Record<string, Figure> = {
       recall_first_ms_100k: { value: round(first, 1), unit: "ms" },
       recall_vectors_mb_100k: { value: round(held / 1e6, 1), unit: "MB" },
       recall_vectors_idle_mb_100k: { value: round(idleBytes / 1e6, 1), unit: "MB" },
       recall_p95_ms_100k: { value: round(quantile(times, 0.95), 1), unit: "ms" },
       recall_p50_ms_100k: { value: round(quantile(times, 0.5), 1), unit: "ms" },
     };
+    return Object.fromEntries(Object.entries(figures).map(([name, f]) => [name + suffix, f]));
   } finally {
-    await model.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** The same over a home without a model: the hash space (512 dimensions) of a new home. */
+function hashRecallFigures(): Promise<Record<string, Figure>> {
+  return measureRecall(createHashEmbedder({ dim: 512 }), "_hash");
 }
 
 /** The figures of this module. */
@@ -191,4 +208,7 @@ export const figures = {
   "recall_first_ms_100k": recallFigures,
   "recall_vectors_mb_100k": recallFigures,
   "recall_vectors_idle_mb_100k": recallFigures,
+  "recall_p95_ms_100k_hash": hashRecallFigures,
+  "recall_p50_ms_100k_hash": hashRecallFigures,
+  "recall_first_ms_100k_hash": hashRecallFigures,
 };
