@@ -184,11 +184,11 @@ async function measureRecall(model: Embedder, suffix: string): Promise<Record<st
     }
     const held = tiers.documents.vectorBytes() + tiers.graph.graph.vectorBytes();
     const figures: Record<string, Figure> = {
-      recall_first_ms_100k: { value: round(first, 1), unit: "ms" },
-      recall_vectors_mb_100k: { value: round(held / 1e6, 1), unit: "MB" },
-      recall_vectors_idle_mb_100k: { value: round(idleBytes / 1e6, 1), unit: "MB" },
-      recall_p95_ms_100k: { value: round(quantile(times, 0.95), 1), unit: "ms" },
-      recall_p50_ms_100k: { value: round(quantile(times, 0.5), 1), unit: "ms" },
+      "recall_first_ms_100k": { value: round(first, 1), unit: "ms" },
+      "recall_vectors_mb_100k": { value: round(held / 1e6, 1), unit: "MB" },
+      "recall_vectors_idle_mb_100k": { value: round(idleBytes / 1e6, 1), unit: "MB" },
+      "recall_p95_ms_100k": { value: round(quantile(times, 0.95), 1), unit: "ms" },
+      "recall_p50_ms_100k": { value: round(quantile(times, 0.5), 1), unit: "ms" },
     };
     return Object.fromEntries(Object.entries(figures).map(([name, f]) => [name + suffix, f]));
   } finally {
