@@ -12,6 +12,19 @@ import { grepHome } from "../../fakes/grep.ts";
 const NAME = "Mirelle Dufort";
 const logLine = (msg: string) => JSON.stringify({ level: "info", msg });
 
+/** The memory of a test home, as the daemon opens it. */
+function openHomeMemory(
+  paths: Awaited<ReturnType<typeof ensureHome>>,
+  config: ReturnType<typeof openTestRegistry>,
+) {
+  return openMemory({
+    paths,
+    config: config.registry,
+    clock: config.clock,
+    logger: config.logger,
+  });
+}
+
 Deno.test("memory forget blanks the name out of the daemon's log and deletes corrupt copies that hold it", async () => {
   const home = await Deno.makeTempDir({ prefix: "homeagent-forget-files-" });
   using config = openTestRegistry();
@@ -34,12 +47,7 @@ Deno.test("memory forget blanks the name out of the daemon's log and deletes cor
   log.write(logLine("started"));
   log.write(logLine(`Input from web: my friend ${NAME.toUpperCase()} visits`));
   log.write(logLine("Heartbeat ran"));
-  const memory = await openMemory({
-    paths,
-    config: config.registry,
-    clock: config.clock,
-    logger: config.logger,
-  });
+  const memory = await openHomeMemory(paths, config);
   try {
     await memory.graph.graph.commit([{ subject: "owner", predicate: "friend_of", object: NAME }]);
     const report = await memory.forget.forget(NAME);
@@ -73,12 +81,7 @@ Deno.test("memory forget run again after a crash still blanks the aliases its fi
   using config = openTestRegistry();
   registerMemoryDefaults(config.registry);
   const paths = await ensureHome(home);
-  const memory = await openMemory({
-    paths,
-    config: config.registry,
-    clock: config.clock,
-    logger: config.logger,
-  });
+  const memory = await openHomeMemory(paths, config);
   try {
     const graph = memory.graph.graph;
     await graph.commit([
