@@ -36,6 +36,13 @@ const MIGRATIONS = [
   `alter table docs add column content text;
    alter table docs add column tags text;
    alter table docs add column entities text;`,
+  // Until textForScoring, an archived exchange was embedded and indexed with its timeline
+  // stamps ("[2026-12-01 18:00] you: "), whose digits and labels shift its cosine and BM25
+  // length. Those rows drop their space, so the re-embed at the next start redoes their vector
+  // and words (_reembed.ts). GLOB: "[[]" is a literal "[". A row without its body yet (an index
+  // from before migration 2) is redone too.
+  `update docs set fingerprint = null where content is null or content glob
+     '*[[][0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]] *';`,
 ];
 
 /** One index row, without its vector. */
@@ -194,11 +201,12 @@ export class DocIndexDb {
     );
   }
 
-  /** Replace a document's vector. */
-  setVector(id: string, fingerprint: string, vector: Float32Array): void {
-    this.#sql("update docs set fingerprint = ?, vector = ? where id = ?").run(
+  /** Replace a document's vector and its analyzed words (space-separated). */
+  setVector(id: string, fingerprint: string, vector: Float32Array, terms: string): void {
+    this.#sql("update docs set fingerprint = ?, vector = ?, terms = ? where id = ?").run(
       fingerprint,
       new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength),
+      terms,
       id,
     );
   }

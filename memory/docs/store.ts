@@ -29,6 +29,7 @@ import { Bm25Index } from "../text/bm25.ts";
 import { contentHash, type DocRecord, readDocFile, removeDocFile, writeDocFile } from "./_files.ts";
 import { DocVectors } from "./vectors.ts";
 import { fillBodies, loadMemoryIndex, reconcileFiles } from "./_open.ts";
+import { reembedStaleDocuments } from "./_reembed.ts";
 
 /** A new document's record, as the store writes one (the evaluation builds its corpus by it). */
 export { newDocument } from "./_files.ts";
@@ -309,32 +310,20 @@ export class DocStore implements DocumentStore {
     return this.#db.staleVectors(fingerprint, dim * 4);
   }
 
-  /**
-   * Re-embed documents whose vector is from another space, `batch` at a time, reporting the
-   * count done after each batch. Returns the count.
-   */
-  async reembedStale(options: StaleReembedOptions = {}): Promise<number> {
-    const { embedder } = this.#o;
-    const stale = this.#db.vectors().filter((v) => v.fingerprint !== embedder.fingerprint)
-      .map((v) => v.id);
-    const batch = options.batch ?? 64;
-    let done = 0;
-    for (let i = 0; i < stale.length; i += batch) {
-      options.signal?.throwIfAborted();
-      const records = (await Promise.all(stale.slice(i, i + batch).map((id) => this.#read(id))))
-        .filter((r): r is DocRecord => r !== undefined);
-      const texts = records.map((r) => textForScoring(r.document.content));
-      const vectors = await embedder.embed(texts, options);
-      for (const [j, record] of records.entries()) {
-        const vector = { fingerprint: embedder.fingerprint, vector: vectors[j]! };
-        await writeDocFile(this.#o.dir, { ...record, vector });
-        this.#db.setVector(record.document.id, vector.fingerprint, vector.vector);
-        this.#vectors.put(record.document.id, vector.vector);
-      }
-      done += records.length;
-      options.onProgress?.(done);
-    }
-    return done;
+  /** Re-embed documents whose vector is not of this space (_reembed.ts). Returns the count. */
+  reembedStale(options: StaleReembedOptions = {}): Promise<number> {
+    return reembedStaleDocuments({
+      db: this.#db,
+      dir: this.#o.dir,
+      embedder: this.#o.embedder,
+      read: (id) => this.#read(id),
+      terms: (d) => this.#terms(d),
+      reindexed: (id, vector, terms) => {
+        this.#vectors.put(id, vector);
+        this.#words.remove(id);
+        this.#words.add(id, terms);
+      },
+    }, options);
   }
 
   /** Close the index database. */

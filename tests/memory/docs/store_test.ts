@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import {
   type ContextEvent,
   documentsSection,
   documentTools,
+  type Embedder,
   eventsToDocuments,
 } from "../../../core/mod.ts";
 import { createHashEmbedder } from "../../../memory/embed/hash.ts";
@@ -237,4 +239,51 @@ Deno.test("doc_query deletes documents only once the context window holds them d
     assert.deepEqual(seen, ["insert with 2 documents", "commit with 2 documents"]);
     assert.equal(store.size(), 1, "then the document is gone");
   });
+});
+
+Deno.test("an index from before textForScoring re-embeds and re-indexes its stamped exchanges once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-docs-" });
+  const stamped = "[2026-11-30 18:00] you: 我家的猫叫咪咪\n[2026-11-30 18:01] agent: 记住了";
+  const open = (embedder: Embedder) =>
+    DocStore.open({
+      dir,
+      embedder,
+      analyzer,
+      clock: new ManualClock(),
+      logger: new MemoryLogger(),
+    });
+  try {
+    const first = await open(createHashEmbedder({ dim: 128 }));
+    const { id } = await first.insert({ content: stamped, source: "cli" });
+    await first.insert({ content: NOTES[1]!, source: "cli" });
+    first.close();
+    // As the code before left it: schema version 2, the words taken with the stamps.
+    const db = new DatabaseSync(join(dir, "index.db"));
+    db.exec("pragma user_version = 2");
+    db.prepare("update docs set terms = 'zzstamp ' || terms where id = ?").run(id);
+    db.close();
+
+    const texts: string[] = [];
+    const hash = createHashEmbedder({ dim: 128 });
+    const embedder: Embedder = {
+      ...hash,
+      embed: (batch, options) => (texts.push(...batch), hash.embed(batch, options)),
+    };
+    const second = await open(embedder);
+    try {
+      assert.equal(second.staleVectors(), 1, "only the stamped exchange is stale");
+      assert.equal(await second.reembedStale(), 1);
+      assert.deepEqual(texts, ["我家的猫叫咪咪\n记住了"]);
+      assert.equal(second.staleVectors(), 0);
+      assert.equal((await second.query("咪咪", { k: 1 }))[0]?.document.id, id);
+    } finally {
+      second.close();
+    }
+    const after = new DatabaseSync(join(dir, "index.db"));
+    const row = after.prepare("select terms from docs where id = ?").get(id);
+    after.close();
+    assert.ok(!String(row?.terms).includes("zzstamp"), "its words were analyzed again");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
