@@ -1,7 +1,8 @@
 /**
  * The queue in front of a model: one backend call at a time, in chunks of a few texts, the
  * owner's requests ("interactive") always before background re-embedding, so a turn waits at
- * most one background chunk. A bounded LRU cache answers texts embedded lately: recall ranks
+ * most one background chunk — and a background chunk holds few characters (a model's time
+ * grows with its tokens: eight stored documents are seconds of work, one query is ~15 ms). A bounded LRU cache answers texts embedded lately: recall ranks
  * the same window and documents turn after turn.
  * @module
  */
@@ -20,12 +21,18 @@ export interface EmbedQueueOptions {
   chunk?: number;
   /** Vectors kept by text; default 4096 (a 512-dim model: about 8 MiB). 0 turns it off. */
   cacheSize?: number;
+  /**
+   * Characters per background call (at least one text); default 256. A query that arrives
+   * while the call runs waits for it: ~256 tokens of Chinese, a few hundred ms on 2 cores.
+   */
+  backgroundChars?: number;
 }
 
 interface Job {
   texts: string[];
   vectors: Float32Array[];
   next: number;
+  priority: EmbedPriority;
   signal?: AbortSignal;
   done: PromiseWithResolvers<Float32Array[]>;
 }
@@ -38,6 +45,7 @@ export class EmbedQueue {
   readonly #backend: QueueBackend;
   readonly #chunk: number;
   readonly #cacheSize: number;
+  readonly #backgroundChars: number;
   readonly #cache = new Map<string, Float32Array>();
   readonly #queues: Record<EmbedPriority, Job[]> = { interactive: [], background: [] };
   #running = false;
@@ -47,6 +55,7 @@ export class EmbedQueue {
     this.#backend = backend;
     this.#chunk = Math.max(1, options.chunk ?? 8);
     this.#cacheSize = Math.max(0, options.cacheSize ?? 4096);
+    this.#backgroundChars = Math.max(1, options.backgroundChars ?? 256);
   }
 
   /** Vectors of `texts`, in order; rejects with the backend's error or the signal's reason. */
@@ -68,10 +77,11 @@ export class EmbedQueue {
         texts: missing,
         vectors: [],
         next: 0,
+        priority: options.priority ?? "interactive",
         signal: options.signal,
         done: Promise.withResolvers(),
       };
-      this.#queues[options.priority ?? "interactive"].push(job);
+      this.#queues[job.priority].push(job);
       this.#pump();
       const vectors = await job.done.promise;
       missing.forEach((text, i) => {
@@ -112,7 +122,7 @@ export class EmbedQueue {
     this.#running = true;
     try {
       for (let job = this.#pick(); job; job = this.#pick()) {
-        const chunk = job.texts.slice(job.next, job.next + this.#chunk);
+        const chunk = this.#take(job);
         try {
           job.vectors.push(...await this.#backend.run(chunk));
         } catch (error) {
@@ -131,6 +141,18 @@ export class EmbedQueue {
     } finally {
       this.#running = false;
     }
+  }
+
+  /** The job's next texts: up to `chunk`, and in the background up to the character budget. */
+  #take(job: Job): string[] {
+    const end = Math.min(job.texts.length, job.next + this.#chunk);
+    if (job.priority === "interactive") return job.texts.slice(job.next, end);
+    let at = job.next + 1;
+    let chars = job.texts[job.next]!.length;
+    while (at < end && chars + job.texts[at]!.length <= this.#backgroundChars) {
+      chars += job.texts[at++]!.length;
+    }
+    return job.texts.slice(job.next, at);
   }
 
   /** The first live job, owner's requests first; aborted jobs are rejected on the way. */

@@ -40,6 +40,24 @@ Deno.test("EmbedQueue serves the owner's texts before queued background chunks",
   assert.deepEqual((await background).map((v) => v[0]), [2, 2, 2, 2, 2]);
 });
 
+Deno.test("EmbedQueue sends long background texts a few characters at a time, so a query waits little", async () => {
+  const { backend, calls, release } = gatedBackend();
+  const queue = new EmbedQueue(backend, { chunk: 8, backgroundChars: 100 });
+  const docs = ["a".repeat(60), "b".repeat(30), "c".repeat(20), "d".repeat(150), "e", "f"];
+  const background = queue.embed(docs, { priority: "background" });
+  await Promise.resolve();
+  assert.deepEqual(calls, [[docs[0], docs[1]]]); // 90 characters; the next would pass 100
+  const owner = queue.embed(["q1", "q2", "q3"]); // the owner's texts are not split by length
+  await release();
+  assert.deepEqual(calls.at(-1), ["q1", "q2", "q3"]);
+  await release();
+  await owner;
+  for (let i = 0; i < 3; i++) await release();
+  // A text over the budget goes alone; the rest fill the next call.
+  assert.deepEqual(calls.slice(2), [[docs[2]], [docs[3]], ["e", "f"]]);
+  assert.deepEqual((await background).map((v) => v[0]), docs.map((d) => d.length));
+});
+
 Deno.test("EmbedQueue answers repeated texts from its cache, in order, duplicates included", async () => {
   const { backend, calls, release } = gatedBackend();
   const queue = new EmbedQueue(backend, { chunk: 8, cacheSize: 2 });
