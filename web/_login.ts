@@ -6,6 +6,7 @@
 import type { Context, Hono, Next } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { bodyLimit } from "hono/body-limit";
+import { compress } from "hono/compress";
 import { z } from "zod";
 import {
   clientKey,
@@ -37,21 +38,28 @@ export interface LoginRoutesOptions {
   gate: LoginGate;
   /** The page, with `<body>` where a notice is added. */
   indexHtml: string;
+  /** What a logged-in page carries for its first frame (web/_boot.ts), as HTML to put in it. */
+  boot?: () => Promise<string>;
 }
 
 /** Mount `GET /` (the page, and the login link), `POST /login` and `POST /logout`. */
 export function mountLogin(app: Hono<WebEnv>, options: LoginRoutesOptions): void {
   const { gate, indexHtml } = options;
-  app.get("/", (c) => {
+  const boot = options.boot ?? (() => Promise.resolve(""));
+  // Gzipped for a browser that takes it: the page carries its stylesheet and its boot block. No
+  // secret is in it (the cookie is HttpOnly), and a cross-site request gets no boot block.
+  app.get("/", compress({ encoding: "gzip" }), async (c) => {
     const token = c.req.query("token");
-    if (token === undefined) return c.html(sessionPage(indexHtml, gate, c));
+    if (token === undefined) {
+      return c.html(sessionOk(gate, c) ? sessionMarked(indexHtml, await boot()) : indexHtml);
+    }
     // A link opened from another site is not judged at all: a web page must not be able to
     // count guesses against the owner's address, nor learn anything from the answer.
     if (crossSite(c)) return linkPage(c, loginPage(indexHtml, "cross_site"), 403);
     const check = gate.check(token, clientOf(c));
     if (check.kind === "ok") {
       setSession(c, token);
-      return linkPage(c, sessionMarked(indexHtml));
+      return linkPage(c, sessionMarked(indexHtml, await boot()));
     }
     if (check.kind === "throttled") {
       c.header("retry-after", String(retrySeconds(check.retryMs)));
@@ -116,18 +124,19 @@ function refuse(check: LoginCheck, wrong: string): void {
 }
 
 /**
- * The page, marked when its cookie is the right token, so the page opens straight on the chat
- * instead of first asking the API whether it is logged in. A wrong cookie counts as any wrong
- * token does (the page's first API call would count it anyway).
+ * The cookie is the right token: the page is then marked as logged in and carries its first
+ * frame's data, so it opens straight on the chat instead of first asking the API. A wrong
+ * cookie counts as any wrong token does (the page's first API call would count it anyway).
  */
-function sessionPage(html: string, gate: LoginGate, c: Context<WebEnv>): string {
+function sessionOk(gate: LoginGate, c: Context<WebEnv>): boolean {
   const cookie = getCookie(c, SESSION_COOKIE);
-  if (cookie === undefined || gate.check(cookie, clientOf(c)).kind !== "ok") return html;
-  return sessionMarked(html);
+  return cookie !== undefined && gate.check(cookie, clientOf(c)).kind === "ok";
 }
 
-function sessionMarked(html: string): string {
-  return html.replace("<body>", '<body data-session="ok">');
+/** The logged-in page: marked, with `boot` (the first frame's data) first in its body. */
+function sessionMarked(html: string, boot: string): string {
+  // A function, so no `$&` or `$'` in the data is read as a replacement pattern.
+  return html.replace("<body>", () => `<body data-session="ok">${boot}`);
 }
 
 /**

@@ -20,6 +20,7 @@ import { mountSkills } from "./_skills.ts";
 import { mountSetup } from "./_setup.ts";
 import { MEDIA_PATH, mountMedia, refsOf } from "./_media.ts";
 import { mountAssets } from "./_assets.ts";
+import { bootData, bootScript, HistoryPageSchema } from "./_boot.ts";
 // Embedded as text so one compiled binary carries the page.
 // web/ui/index.html with the preloads of the build (web/build.ts).
 import INDEX_HTML from "./ui/dist/index.html" with { type: "text" };
@@ -69,7 +70,11 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
   });
 
   app.get("/healthz", (c) => c.json({ ok: true }));
-  mountLogin(app, { gate, indexHtml: INDEX_HTML });
+  mountLogin(app, {
+    gate,
+    indexHtml: INDEX_HTML,
+    boot: async () => bootScript(await bootData(deps, hub.lastId)),
+  });
 
   mountAssets(app);
 
@@ -135,14 +140,15 @@ export function createApp(deps: WebDeps, options: CreateAppOptions = {}): Hono<W
       throw new HttpError(400, "bad_request", "limit must be an integer from 1 to 200");
     }
     const query = (name: string) => c.req.query(name)?.slice(0, 500) || undefined;
-    return c.json(
+    // The same shape as the page's boot block carries (web/_boot.ts).
+    return c.json(HistoryPageSchema.parse(
       await deps.history.history({
         limit,
         before: query("before"),
         query: query("q"),
         channel: query("channel"),
       }),
-    );
+    ));
   });
 
   app.get("/api/v1/chat/events", (c) => {

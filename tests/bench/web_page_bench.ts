@@ -14,14 +14,15 @@ import { type Figure, quantile, round } from "./_figure.ts";
 const UI = new URL("../../web/ui/", import.meta.url);
 
 /**
- * What the first load fetches: the page's scripts (app.js and the chunks it preloads, as the
- * page names them), markdown.js (asked for once the chat is up) and the stylesheet. The other
- * views' chunks wait until a view is opened, graph.js until a graph is shown.
+ * What the first load fetches: the page itself (with the stylesheet written in; the boot block
+ * of a logged-in page comes on top, as long as its history), the page's scripts (app.js and the
+ * chunks it preloads, as the page names them) and markdown.js (asked for once the chat is up).
+ * The other views' chunks wait until a view is opened, graph.js until a graph is shown.
  */
 async function firstLoad(): Promise<string[]> {
   const html = await Deno.readTextFile(new URL("dist/index.html", UI));
   const scripts = [...html.matchAll(/(?:src|href)="\/assets\/([\w-]+\.js)"/g)].map((m) => m[1]!);
-  return [...scripts, "markdown.js"].map((name) => `dist/${name}`).concat("app.css");
+  return ["index.html", ...scripts, "markdown.js"].map((name) => `dist/${name}`);
 }
 
 async function gzipKb(paths: string[], base: URL): Promise<number> {

@@ -16,6 +16,7 @@ import {
   olderCursor,
   stopTurn,
   submit,
+  takeBootHistory,
   turnMessages,
 } from "./_chat_store.ts";
 import { Bubble, DayLine } from "./_bubble.ts";
@@ -157,10 +158,12 @@ function Search({ onClose }: { onClose: () => void }) {
 export function ChatView() {
   const box = useRef<HTMLDivElement>(null);
   const [searching, setSearching] = useState(false);
+  // Before `messages` is read: the page's own history is in this first frame.
+  const [fromBoot] = useState(takeBootHistory);
   const list = messages.value;
   const onScroll = useScroll(box, list);
   useEffect(() => {
-    if (olderCursor.value === "") void loadOlder();
+    if (!fromBoot && olderCursor.value === "") void loadOlder();
   }, []);
   const empty = list.length === 0 && olderCursor.value !== "";
   return h(

@@ -5,6 +5,7 @@
  */
 import { signal } from "@preact/signals";
 import { api, messageOf, send } from "./_api.ts";
+import { takeBoot } from "./_boot.ts";
 
 /** One tool call under a reply. */
 export interface ToolView {
@@ -123,6 +124,22 @@ export async function loadOlder(): Promise<void> {
   } catch (error) {
     historyProblem.value = messageOf(error);
   }
+}
+
+/**
+ * The newest page as the server wrote it into the page (web/_boot.ts), taken while the chat
+ * draws its first frame; false when the page has none (or it is gone: app.ts drops it when
+ * another view came first, as it was read when the page loaded) and the API must be asked.
+ */
+export function takeBootHistory(): boolean {
+  const page = takeBoot("history");
+  if (page === undefined) return false;
+  if ("error" in page) historyProblem.value = page.error.message;
+  else {
+    messages.value = (page.turns as HistoryTurn[]).flatMap(turnMessages);
+    olderCursor.value = page.before;
+  }
+  return true;
 }
 
 /** Forget what is shown and load the newest page again (after missed live events). */

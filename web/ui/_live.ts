@@ -5,6 +5,7 @@
 import { signal } from "@preact/signals";
 import { api } from "./_api.ts";
 import { apply, kernelState, live, reloadHistory } from "./_chat_store.ts";
+import { takeBoot } from "./_boot.ts";
 
 /** A question a plugin puts to the owner (cmd's "run this?"). */
 export interface OwnerQuestion {
@@ -34,8 +35,16 @@ const TURN_EVENTS = [
   "output",
 ];
 
-/** Load the questions waiting now (after a reconnect the stream may have missed some). */
+/**
+ * Load the questions waiting now (after a reconnect the stream may have missed some); the first
+ * time from the page's boot block when it has them.
+ */
 export function loadQuestions(): void {
+  const written = takeBoot("questions");
+  if (written) {
+    questions.value = written as OwnerQuestion[];
+    return;
+  }
   void api<{ questions: OwnerQuestion[] }>("/api/v1/questions").then(
     (r) => questions.value = r.questions,
     () => {}, // no question port in this daemon: nothing to show
@@ -44,7 +53,12 @@ export function loadQuestions(): void {
 
 /** Open the stream; close the returned source to stop. */
 export function connectEvents(): EventSource {
-  const source = new EventSource("/api/v1/chat/events");
+  // From the id the page's boot block was read at: what happened since is replayed (or the
+  // stream says sync_required and the history is read again).
+  const since = takeBoot("eventId");
+  const source = new EventSource(
+    "/api/v1/chat/events" + (since === undefined ? "" : `?lastEventId=${since}`),
+  );
   const on = (type: string, fn: (data: Record<string, unknown>) => void) =>
     source.addEventListener(type, (e) => fn(JSON.parse((e as MessageEvent).data)));
   for (const type of TURN_EVENTS) on(type, (data) => apply(type, data));

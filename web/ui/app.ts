@@ -3,7 +3,7 @@
  * chat and the dashboard's views. Esc stops a running turn from anywhere on the page.
  */
 import { h, render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import { api, authed, messageOf } from "./_api.ts";
 import { lang, t, type TextKey, toggleLang } from "./_i18n.ts";
 import { busy, kernelState, live, stopTurn } from "./_chat_store.ts";
@@ -11,6 +11,7 @@ import { connectEvents, questions } from "./_live.ts";
 import { Login } from "./_login_form.ts";
 import { checkSetup } from "./_setup_check.ts";
 import { loadMarkdown } from "./_lazy.ts";
+import { takeBoot } from "./_boot.ts";
 import { type View, VIEWS } from "./_views.ts";
 
 /** Views reached by a link, not from the menu. */
@@ -92,13 +93,20 @@ function useHashView(): View {
 }
 
 function useSession() {
+  // Marked in the task that drew the chat (a layout effect runs before that frame is painted),
+  // not a frame and a timer later: the input and its handlers are in place from then on.
+  useLayoutEffect(() => {
+    if (authed.value !== undefined) document.body.dataset.ready = "1";
+    // Drawn first, the chat took the history the page came with; else it is stale by the time
+    // the chat opens, which then reads the history itself.
+    takeBoot("history");
+  }, [authed.value]);
   useEffect(() => {
     if (authed.value === undefined) {
       api("/api/v1/status").then(() => authed.value = true, (e) => {
         if (authed.value === undefined) document.body.dataset.error = messageOf(e);
       });
     }
-    if (authed.value !== undefined) document.body.dataset.ready = "1";
     if (authed.value !== true) return;
     checkSetup();
     // Once the chat takes input: the renderer's own start-up (~25 ms of regular expressions)
