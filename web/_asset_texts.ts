@@ -4,14 +4,12 @@
  * of them: a daemon nobody opens the page of does not hold their ~700 kB.
  */
 import { BUNDLES } from "./ui/dist/bundles.js";
-import APP_CSS from "./ui/app.css" with { type: "text" };
 import FAVICON from "./ui/favicon.svg" with { type: "text" };
 import MANIFEST from "./ui/manifest.webmanifest" with { type: "text" };
 
-/** Path → body: every bundle under `/assets/`, the stylesheet, the icon and the manifest. */
+/** Path → body: every bundle under `/assets/`, the icon and the manifest (the page carries its stylesheet). */
 export const ASSET_BODIES: Readonly<Record<string, string>> = {
   ...Object.fromEntries(Object.entries(BUNDLES).map(([name, text]) => [`/assets/${name}`, text])),
-  "/assets/app.css": APP_CSS,
   "/favicon.svg": FAVICON,
   "/manifest.webmanifest": MANIFEST,
 };

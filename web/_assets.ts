@@ -1,5 +1,5 @@
 /**
- * The page's static files: the script bundles (web/build.ts), the stylesheet, the icon and the
+ * The page's static files: the later script bundles (web/build.ts), the icon and the
  * web app manifest, served without a token (the login screen needs them), and gzipped once for
  * browsers that take it (a phone on the home wifi loads a third). Their text (web/_asset_texts.ts)
  * is loaded by the first request for one of them.

@@ -4,11 +4,10 @@ import { createApp } from "../../web/mod.ts";
 import { BUNDLES } from "../../web/ui/dist/bundles.js";
 import { fakeWeb, TOKEN } from "./_deps.ts";
 
-Deno.test("web assets: every bundle, the stylesheet, icon and manifest without a token; gzip when asked", async () => {
+Deno.test("web assets: every bundle, the icon and manifest without a token; gzip when asked", async () => {
   const app = createApp(fakeWeb().deps);
   const paths = [
     ...Object.keys(BUNDLES).map((name) => `/assets/${name}`),
-    "/assets/app.css",
     "/favicon.svg",
     "/manifest.webmanifest",
   ];
@@ -28,7 +27,7 @@ Deno.test("web assets: every bundle, the stylesheet, icon and manifest without a
     ).text();
     assert.equal(unzipped, text, path);
   }
-  const refused = await app.request("/assets/app.js", {
+  const refused = await app.request("/assets/views.js", {
     headers: { "accept-encoding": "gzip;q=0" },
   });
   assert.equal(refused.headers.get("content-encoding"), null);
@@ -50,23 +49,32 @@ Deno.test("web page is marked logged in only for the right cookie, so it opens o
   assert.match(await page(cookie), /<body data-session="ok">/);
 });
 
-Deno.test("web page preloads every chunk app.js imports; hashed chunks are kept for good", async () => {
+Deno.test("web page carries its script and stylesheet; the later bundles read the page's modules and import only hashed chunks", async () => {
   const app = createApp(fakeWeb().deps);
   const page = await (await app.request("/")).text();
-  const preloads = [...page.matchAll(/<link rel="modulepreload" href="\/assets\/([\w-]+\.js)">/g)]
-    .map((m) => m[1]!);
-  const main = await app.request("/assets/app.js");
-  assert.equal(main.headers.get("cache-control"), "no-cache", "the entry's URL stays, revalidate");
+  assert.doesNotMatch(page, /<link rel="stylesheet"|<script[^>]* src=/);
+  assert.match(page, /<style>:root\{/);
+  const script = page.match(/<script type="module">(.*?)<\/script>/s)?.[1] ?? "";
+  const listed = [...(script.match(/"homeagent\.modules"\)\]=Object\.freeze\(\{(.*?)\}\)/)?.[1] ??
+    "").matchAll(/"([^"]+)":/g)].map((m) => m[1]!);
+  assert.ok(listed.includes("preact/dist/preact.mjs") && listed.includes("_api.ts"), `${listed}`);
   const importsOf = (js: string) => [...js.matchAll(/from"\.\/([\w-]+\.js)"/g)].map((m) => m[1]!);
-  const imported = new Set(importsOf(await main.text()));
-  assert.ok(imported.size > 0);
-  for (const name of imported) {
-    const chunk = await app.request(`/assets/${name}`);
-    assert.equal(chunk.status, 200, name);
-    assert.equal(chunk.headers.get("cache-control"), "public, max-age=31536000, immutable");
-    for (const further of importsOf(await chunk.text())) imported.add(further);
+  for (const name of ["views.js", "markdown.js", "graph.js"]) {
+    const bundle = await app.request(`/assets/${name}`);
+    assert.equal(bundle.headers.get("cache-control"), "no-cache", "the URL stays: revalidate");
+    const text = await bundle.text();
+    // Every page module a bundle reads is one the page lists: one preact, one set of signals.
+    for (const [, key] of text.matchAll(/the page lists no ([^"]+)"/g)) {
+      assert.ok(listed.includes(key!), `${name} reads ${key}, which the page does not list`);
+    }
+    for (const chunk of importsOf(text)) {
+      const shared = await app.request(`/assets/${chunk}`);
+      assert.equal(shared.status, 200, chunk);
+      assert.equal(shared.headers.get("cache-control"), "public, max-age=31536000, immutable");
+      await shared.body?.cancel();
+    }
   }
-  assert.deepEqual(preloads.toSorted(), [...imported].sort(), "no chunk waits for another");
+  assert.match(await (await app.request("/assets/views.js")).text(), /the page lists no _api\.ts/);
   const missing = await app.request("/assets/nothing-ABCDEFGH.js");
   assert.equal(missing.status, 404);
   await missing.body?.cancel();

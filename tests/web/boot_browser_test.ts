@@ -48,7 +48,7 @@ browserTest(
     }
     await page.locator("body[data-sse=open]").waitFor();
     assert.equal(await page.evaluate(() => (globalThis as { pwned?: number }).pwned), undefined);
-    assert.equal(await page.locator("script").count(), 3); // the address, the block, app.js
+    assert.equal(await page.locator("script").count(), 3); // the address, the block, the page's own
     assert.equal(await page.locator("img").count(), 0);
     // The stream starts from the id the block was read at; nothing else was asked.
     assert.deepEqual(api, ["/api/v1/chat/events?lastEventId=0"]);

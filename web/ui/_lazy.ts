@@ -1,13 +1,13 @@
 /**
- * The page's later bundles (web/build.ts): the graph drawing and the Markdown renderer, fetched
- * when first needed, so the first load parses only the page itself.
+ * The page's later bundles (web/build.ts): the other views, the graph drawing and the Markdown
+ * renderer, fetched when first needed, so the first load parses only the page itself.
  */
 import { signal } from "@preact/signals";
 import type * as Canvas from "./_graph_canvas.ts";
 import type * as Markdown from "./_markdown_render.ts";
 
 /** `url`'s module, fetched once; a failed fetch is tried again on the next call. */
-function lazy<T>(url: string): () => Promise<T> {
+export function lazy<T>(url: string): () => Promise<T> {
   let loading: Promise<T> | undefined;
   return () => {
     // A variable, not a literal, so esbuild leaves the import to the browser.

@@ -1,13 +1,14 @@
 /**
- * The page's views by name. The chat is in the first bundle and draws at once; the other views
- * are a chunk (_other_views.ts) fetched the first time one is opened, so the first load parses
- * only the chat's code.
+ * The page's views by name. The chat is in the page's own script and draws at once; the other
+ * views are a bundle (_other_views.ts, `views.js`) fetched the first time one is opened, so the
+ * first load parses only the chat's code.
  */
 import { type ComponentType, h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "./_api.ts";
 import { ChatView } from "./_chat.ts";
 import { t } from "./_i18n.ts";
+import { lazy } from "./_lazy.ts";
 import type * as Others from "./_other_views.ts";
 
 /** A view fetched on first use; a failed fetch shows its error and is tried again next time. */
@@ -31,14 +32,8 @@ function lazyView(load: () => Promise<ComponentType>): ComponentType {
   };
 }
 
-/** The other views' chunk, fetched once; a failed fetch is tried again by the next view. */
-let others: Promise<typeof Others> | undefined;
-function otherViews(): Promise<typeof Others> {
-  return others ??= import("./_other_views.ts").catch((error) => {
-    others = undefined;
-    throw error;
-  });
-}
+/** The other views' bundle, fetched once; a failed fetch is tried again by the next view. */
+const otherViews = lazy<typeof Others>("/assets/views.js");
 
 /** Every view; the keys are the names in the address (`#memory`). */
 export const VIEWS = {
