@@ -73,11 +73,10 @@ const origin = url.origin;
 const auth = { authorization: `Bearer ${token}` };
 
 const page = await fetch(`${origin}/`).then((r) => r.text());
-// The page's scripts: app.js and the chunks it preloads.
-let pageJsBytes = 0;
-for (const [, path] of page.matchAll(/(?:src|href)="(\/assets\/[\w-]+\.js)"/g)) {
-  pageJsBytes += (await fetch(`${origin}${path}`).then((r) => r.arrayBuffer())).byteLength;
-}
+// The page's scripts: its own (the shell and the chat, written into it) and the other views'.
+const pageScript = page.match(/<script type="module">(.*?)<\/script>/s)?.[1] ?? "";
+const views = await fetch(`${origin}/assets/views.js`).then((r) => r.arrayBuffer());
+const pageJsBytes = pageScript.length + views.byteLength;
 const chat = await fetch(`${origin}/api/v1/chat?wait=1`, {
   method: "POST",
   headers: { ...auth, "content-type": "application/json" },
@@ -120,7 +119,7 @@ for (const entry of Deno.readDirSync(ortDir)) {
 const withOrt = await stats();
 
 console.log(JSON.stringify({
-  pageHasApp: page.includes('src="/assets/app.js"'),
+  pageHasApp: pageScript.includes("/api/v1/chat/events"),
   pageJsBytes,
   chat,
   plugins: report.plugins?.map((p: { name: string; state: string }) => `${p.name}:${p.state}`),
