@@ -81,28 +81,30 @@ export class DocIndexDb {
     return s;
   }
 
-  /** Insert a document row with its analyzed words (space-separated). */
-  insert(row: IndexRow & IndexBody, terms: string, vector?: Float32Array): void {
-    this.#sql(
-      `insert into docs (id, hash, summary, source, created_at, updated_at, access_count,
+  /** Insert a document row with its analyzed words (space-separated); returns its rowid. */
+  insert(row: IndexRow & IndexBody, terms: string, vector?: Float32Array): number {
+    return Number(
+      this.#sql(
+        `insert into docs (id, hash, summary, source, created_at, updated_at, access_count,
          last_access, turn_ids, fingerprint, vector, terms, content, tags, entities)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      row.id,
-      row.hash,
-      row.summary,
-      row.source,
-      BigInt(row.createdAt),
-      BigInt(row.updatedAt),
-      BigInt(row.accessCount),
-      row.lastAccess === undefined ? null : BigInt(row.lastAccess),
-      JSON.stringify(row.turnIds),
-      row.fingerprint ?? null,
-      vector ? new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength) : null,
-      terms,
-      row.content,
-      JSON.stringify(row.tags),
-      JSON.stringify(row.entities),
+      ).run(
+        row.id,
+        row.hash,
+        row.summary,
+        row.source,
+        BigInt(row.createdAt),
+        BigInt(row.updatedAt),
+        BigInt(row.accessCount),
+        row.lastAccess === undefined ? null : BigInt(row.lastAccess),
+        JSON.stringify(row.turnIds),
+        row.fingerprint ?? null,
+        vector ? new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength) : null,
+        terms,
+        row.content,
+        JSON.stringify(row.tags),
+        JSON.stringify(row.entities),
+      ).lastInsertRowid,
     );
   }
 
@@ -167,27 +169,57 @@ export class DocIndexDb {
     }));
   }
 
-  /** The vectors of space `fingerprint`, one row at a time (the lazy load of the int8 index). */
-  *spaceVectors(fingerprint: string): Generator<{ id: string; vector: Float32Array }> {
+  /**
+   * The vectors of space `fingerprint` with their rowids, one row at a time (the lazy load of
+   * the int8 index).
+   */
+  *spaceVectors(fingerprint: string): Generator<{ id: string; vector: Float32Array; key: number }> {
     const rows = this.#sql(
-      "select id, vector from docs where fingerprint = ? and vector is not null",
+      "select rowid, id, vector from docs where fingerprint = ? and vector is not null",
     )
       .iterate(fingerprint);
     for (const r of rows) {
-      if (isFloats(r.vector)) yield { id: String(r.id), vector: toFloats(r.vector) };
+      if (isFloats(r.vector)) {
+        yield { id: String(r.id), vector: toFloats(r.vector), key: Number(r.rowid) };
+      }
     }
   }
 
-  /** The float vectors of `ids` in space `fingerprint` (an exact re-score of int8 hits). */
-  vectorsOf(ids: readonly string[], fingerprint: string): Map<string, Float32Array> {
-    const rows = this.#sql(
-      `select id, vector from docs where id in (select value from json_each(?))
-       and fingerprint = ? and vector is not null`,
-    ).all(JSON.stringify(ids), fingerprint);
+  /**
+   * The float vectors of `ids` in space `fingerprint` (an exact re-score of int8 hits). Those
+   * with a rowid in `keys` (-1: none known) are read by it, one b-tree instead of the id index
+   * and then the table (~1/3 less time for 400 rows); a row found there under another id (a
+   * vacuum renumbers rows) and the rest are read by id.
+   */
+  vectorsOf(
+    ids: readonly string[],
+    fingerprint: string,
+    keys: readonly number[] = [],
+  ): Map<string, Float32Array> {
     const out = new Map<string, Float32Array>();
-    for (const r of rows) {
-      if (isFloats(r.vector)) out.set(String(r.id), toFloats(r.vector));
+    const expected = new Map<number, string>();
+    ids.forEach((id, i) => (keys[i] ?? -1) >= 0 && expected.set(keys[i]!, id));
+    const take = (rows: Record<string, unknown>[], ok: (r: Record<string, unknown>) => boolean) => {
+      for (const r of rows) {
+        if (isFloats(r.vector) && ok(r)) out.set(String(r.id), toFloats(r.vector));
+      }
+    };
+    if (expected.size > 0) {
+      const rows = this.#sql(
+        `select rowid, id, vector from docs where rowid in (select value from json_each(?))
+         and fingerprint = ? and vector is not null`,
+      ).all(JSON.stringify([...expected.keys()]), fingerprint);
+      take(rows, (r) => expected.get(Number(r.rowid)) === String(r.id));
     }
+    const rest = ids.filter((id) => !out.has(id));
+    if (rest.length === 0) return out;
+    take(
+      this.#sql(
+        `select id, vector from docs where id in (select value from json_each(?))
+         and fingerprint = ? and vector is not null`,
+      ).all(JSON.stringify(rest), fingerprint),
+      () => true,
+    );
     return out;
   }
 

@@ -8,6 +8,21 @@ import type { Embedder, Logger } from "../../core/mod.ts";
 import type { Bm25Index } from "../text/bm25.ts";
 import type { DocIndexDb } from "./_index_db.ts";
 import { type DocRecord, listDocIds } from "./_files.ts";
+import { DocVectors } from "./vectors.ts";
+
+/**
+ * The documents' vector index of `embedder`'s space: loaded at the first query, not at open
+ * (an idle daemon holds no matrix, docs/memory.md), exact by the stored float vectors, read
+ * back by rowid.
+ */
+export function documentVectors(db: DocIndexDb, embedder: Embedder): DocVectors {
+  const { fingerprint, dim } = embedder;
+  return new DocVectors(dim, {
+    capacity: () => db.count() + 64,
+    load: () => db.spaceVectors(fingerprint),
+    exact: (ids, keys) => db.vectorsOf(ids, fingerprint, keys),
+  });
+}
 
 /** The parts of an opening store that reconciling needs. */
 export interface Reconcile {

@@ -27,8 +27,8 @@ import {
 } from "../recall/config.ts";
 import { Bm25Index } from "../text/bm25.ts";
 import { contentHash, type DocRecord, readDocFile, removeDocFile, writeDocFile } from "./_files.ts";
-import { DocVectors } from "./vectors.ts";
-import { fillBodies, loadMemoryIndex, reconcileFiles } from "./_open.ts";
+import type { DocVectors } from "./vectors.ts";
+import { documentVectors, fillBodies, loadMemoryIndex, reconcileFiles } from "./_open.ts";
 import { reembedStaleDocuments } from "./_reembed.ts";
 
 /** A new document's record, as the store writes one (the evaluation builds its corpus by it). */
@@ -68,13 +68,7 @@ export class DocStore implements DocumentStore {
   private constructor(options: DocStoreOptions, db: DocIndexDb) {
     this.#o = options;
     this.#db = db;
-    const { fingerprint } = options.embedder;
-    // Loaded at the first query, not here: an idle daemon holds no matrix (docs/memory.md).
-    this.#vectors = new DocVectors(options.embedder.dim, {
-      capacity: () => db.count() + 64,
-      load: () => db.spaceVectors(fingerprint),
-      exact: (ids) => db.vectorsOf(ids, fingerprint),
-    });
+    this.#vectors = documentVectors(db, options.embedder);
   }
 
   /** Open the folder: reconcile the index with the files, load the vectors, report stale ones. */
@@ -155,16 +149,16 @@ export class DocStore implements DocumentStore {
   #commit(records: readonly DocRecord[]): Map<string, string> {
     const kept = new Map<string, string>();
     const terms = records.map((r) => this.#terms(r.document));
-    const indexed: number[] = [];
+    const indexed = new Map<number, number | undefined>(); // record → its rowid, if ours
     this.#db.transaction(() => {
       for (const [i, record] of records.entries()) {
         const holder = this.#db.idByHash(record.hash);
         kept.set(record.hash, holder ?? record.document.id);
-        if (holder === undefined) this.#indexRow(record, terms[i]!);
-        if (holder === undefined || holder === record.document.id) indexed.push(i);
+        if (holder === undefined) indexed.set(i, this.#indexRow(record, terms[i]!));
+        else if (holder === record.document.id) indexed.set(i, undefined);
       }
     });
-    for (const i of indexed) this.#indexMemory(records[i]!, terms[i]!);
+    for (const [i, key] of indexed) this.#indexMemory(records[i]!, terms[i]!, key);
     return kept;
   }
 
@@ -281,12 +275,12 @@ export class DocStore implements DocumentStore {
     };
     await writeDocFile(this.#o.dir, record);
     const terms = this.#terms(record.document);
-    this.#db.transaction(() => {
+    const key = this.#db.transaction(() => {
       this.#db.remove(id);
-      this.#indexRow(record, terms);
+      return this.#indexRow(record, terms);
     });
     this.#words.remove(id);
-    this.#indexMemory(record, terms);
+    this.#indexMemory(record, terms, key);
     return "rewritten";
   }
 
@@ -331,16 +325,17 @@ export class DocStore implements DocumentStore {
     this.#db.close();
   }
 
-  #indexRow(record: DocRecord, terms: string[]): void {
+  /** Returns the row's rowid. */
+  #indexRow(record: DocRecord, terms: string[]): number {
     const d = record.document;
     const row = { ...d, hash: record.hash, fingerprint: record.vector?.fingerprint };
-    this.#db.insert(row, terms.join(" "), record.vector?.vector);
+    return this.#db.insert(row, terms.join(" "), record.vector?.vector);
   }
 
-  #indexMemory(record: DocRecord, terms: string[]): void {
+  #indexMemory(record: DocRecord, terms: string[], key?: number): void {
     this.#words.add(record.document.id, terms);
     if (record.vector?.fingerprint === this.#o.embedder.fingerprint) {
-      this.#vectors.put(record.document.id, record.vector.vector);
+      this.#vectors.put(record.document.id, record.vector.vector, key);
     }
   }
 
@@ -378,11 +373,10 @@ export class DocStore implements DocumentStore {
    */
   #indexFound(record: DocRecord): void {
     const terms = this.#terms(record.document);
-    const fresh = this.#db.transaction(() => {
-      if (this.#db.idByHash(record.hash) !== undefined) return false; // keep the indexed one
-      this.#indexRow(record, terms);
-      return true;
+    const key = this.#db.transaction(() => {
+      if (this.#db.idByHash(record.hash) !== undefined) return undefined; // keep the indexed one
+      return this.#indexRow(record, terms);
     });
-    if (fresh) this.#indexMemory(record, terms);
+    if (key !== undefined) this.#indexMemory(record, terms, key);
   }
 }

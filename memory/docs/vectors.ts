@@ -12,6 +12,8 @@ import { createQuantizedVectorSet, type QuantizedVectorSet } from "../../wasm/mo
 export interface StoredVector {
   id: string;
   vector: Float32Array;
+  /** Where the tier's database keeps it (a rowid), handed back to `exact`. */
+  key?: number;
 }
 
 /**
@@ -33,10 +35,11 @@ export interface DocVectorsOptions {
    */
   load?: () => Iterable<StoredVector>;
   /**
-   * The stored float vectors of `ids` (those it has). With it a search re-scores its int8
-   * candidates exactly; without it the int8 scores are the result.
+   * The stored float vectors of `ids` (those it has), with each one's `key` as loaded or put
+   * (-1 when none is known). With it a search re-scores its int8 candidates exactly; without
+   * it the int8 scores are the result.
    */
-  exact?: (ids: readonly string[]) => Map<string, Float32Array>;
+  exact?: (ids: readonly string[], keys: readonly number[]) => Map<string, Float32Array>;
   /**
    * Int8 candidates re-scored per search: twice the `k` asked for, at least this many (default
    * 64). Int8 moves a cosine by at most ~0.003 (bge-small-zh, 0.0006 on average), so the true
@@ -51,6 +54,7 @@ export class DocVectors {
   #o: DocVectorsOptions;
   #set?: QuantizedVectorSet;
   #ids: string[] = [];
+  #keys: number[] = [];
   #slots = new Map<string, number>();
 
   constructor(dim: number, options: DocVectorsOptions = {}) {
@@ -70,15 +74,20 @@ export class DocVectors {
   }
 
   /**
-   * Add or replace the vector of `id` (L2-normalised, length `dim`). Before the load this is a
-   * no-op: the caller stored the vector first, so the load reads it.
+   * Add or replace the vector of `id` (L2-normalised, length `dim`), stored under `key` (kept
+   * when omitted for a vector already here). Before the load this is a no-op: the caller
+   * stored the vector first, so the load reads it.
    */
-  put(id: string, vector: Float32Array): void {
+  put(id: string, vector: Float32Array, key?: number): void {
     if (!this.#set) return;
     const slot = this.#slots.get(id);
-    if (slot !== undefined) return this.#set.set(slot, vector);
+    if (slot !== undefined) {
+      if (key !== undefined) this.#keys[slot] = key;
+      return this.#set.set(slot, vector);
+    }
     this.#slots.set(id, this.#set.add(vector));
     this.#ids.push(id);
+    this.#keys.push(key ?? -1);
   }
 
   /** Remove the vector of `id`; false when it had none (or the index is not loaded yet). */
@@ -90,9 +99,11 @@ export class DocVectors {
     if (moved >= 0) {
       const movedId = this.#ids[moved]!;
       this.#ids[slot] = movedId;
+      this.#keys[slot] = this.#keys[moved]!;
       this.#slots.set(movedId, slot);
     }
     this.#ids.pop();
+    this.#keys.pop();
     return true;
   }
 
@@ -110,10 +121,10 @@ export class DocVectors {
     const pool = Math.min(exact ? Math.max(2 * k, this.#o.rerank ?? 64) : k, this.#ids.length);
     const candidates = Math.max(SIGN_POOL_MIN, SIGN_POOL_FACTOR * pool);
     const near = 2 * candidates <= this.#ids.length ? { candidates } : {};
-    const hits = set.topK(query, pool, near)
-      .map((hit) => ({ id: this.#ids[hit.slot]!, score: hit.score }));
+    const slots = set.topK(query, pool, near);
+    const hits = slots.map((hit) => ({ id: this.#ids[hit.slot]!, score: hit.score }));
     if (!exact) return hits;
-    const floats = exact(hits.map((h) => h.id));
+    const floats = exact(hits.map((h) => h.id), slots.map((hit) => this.#keys[hit.slot]!));
     return hits.flatMap((h) => {
       const vector = floats.get(h.id);
       return vector?.length === this.dim ? [{ id: h.id, score: dot(query, vector) }] : [];
@@ -134,7 +145,7 @@ export class DocVectors {
     if (this.#set) return this.#set;
     const set = this.#set = this.#create();
     for (const row of this.#o.load?.() ?? []) {
-      if (row.vector.length === this.dim) this.put(row.id, row.vector);
+      if (row.vector.length === this.dim) this.put(row.id, row.vector, row.key);
     }
     return set;
   }

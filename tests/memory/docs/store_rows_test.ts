@@ -8,6 +8,7 @@ import { DatabaseSync } from "node:sqlite";
 import { createHashEmbedder } from "../../../memory/embed/hash.ts";
 import { createTextAnalyzer } from "../../../memory/text/keywords.ts";
 import { DocStore } from "../../../memory/docs/store.ts";
+import { dot } from "../../../memory/docs/vectors.ts";
 import { ManualClock } from "../../fakes/clock.ts";
 import { MemoryLogger } from "../../fakes/logger.ts";
 
@@ -94,6 +95,40 @@ Deno.test("DocStore holds no vectors until its first query, then finds old and n
     } finally {
       store.close();
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("DocStore re-scores by rowid, and by id a row renumbered under it (a vacuum)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-docs-" });
+  try {
+    const store = await open(dir);
+    const ids = await store.insertMany(NOTES.map((n) => ({ ...n, source: "cli" })));
+    const [vector] = await embedder.embed(["我家的猫喜欢吃什么"]);
+    const dense = async () =>
+      new Map(
+        (await store.query("我家的猫喜欢吃什么", { k: 3, minDense: 0, vector }))
+          .map((h) => [h.document.id, h.dense]),
+      );
+    const before = await dense(); // loads the index with each row's rowid
+    // Another connection swaps the first two documents' rowids, as a vacuum may renumber rows:
+    // the index's keys now point at each other's rows.
+    const db = new DatabaseSync(join(dir, "index.db"));
+    const [a, b] = ids.slice(0, 2).map((d) =>
+      Number(db.prepare("select rowid from docs where id = ?").get(d.id)!.rowid)
+    );
+    db.exec(`update docs set rowid = -1 where rowid = ${a}; update docs set rowid = ${a}
+      where rowid = ${b}; update docs set rowid = ${b} where rowid = -1`);
+    db.close();
+    const after = await dense();
+    assert.equal(after.size, 3);
+    for (const [id, score] of after) {
+      const [own] = await embedder.embed([(await store.get(id))!.content]);
+      assert.ok(Math.abs(score! - dot(own!, vector!)) < 1e-6, `${id}: its own vector's score`);
+      assert.equal(score, before.get(id));
+    }
+    store.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
