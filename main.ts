@@ -28,7 +28,7 @@ const { createJsonLogger, parseLogLevel, writeStderr } = logging;
 const { ensureHome, homePaths, resolveHome } = homes;
 const { CLI_OPTIONS, cliUsage, commandName, launchKind, openLogSink, processLaunchFacts } =
   guardSide;
-const { isGuard, PROGRAM, refuseRunning, runGuard, sameAgent, serviceCommand } = guardSide;
+const { agentCommand, isGuard, PROGRAM, refuseRunning, runGuard, sameAgent } = guardSide;
 
 /** A module main.ts loads after startFirstAgent (.ci/bundle.ts makes it a literal import()). */
 async function entryModule<T>(specifier: string): Promise<T> {
@@ -191,8 +191,9 @@ async function guard(home: string, flags: { host?: string; port?: string }): Pro
   const write = (line: string) => log.line(line.trimEnd());
   const logger = createJsonLogger({ level, fields: { component: "guard" }, write });
   const facts = processLaunchFacts();
+  if (firstAgent?.stale) logger.debug("Agent from the source tree", { stale: firstAgent.stale });
   return await runGuard({
-    command: serviceCommand(facts),
+    command: agentCommand(facts, env, logger),
     sameFile: launchKind(facts) === "bundle",
     first,
     home: paths.root,

@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 const ROOT = join(dirname(new URL(import.meta.url).pathname), "..");
 
 /** Packages the program must never carry: the build fails when one is imported. */
-const DEV_ONLY = ["playwright-core", "esbuild", "assemblyscript", "binaryen"];
+export const DEV_ONLY = ["playwright-core", "esbuild", "assemblyscript", "binaryen"];
 
 /** The onnxruntime-web file a bundle reads from beside itself. */
 export const ORT_WASM = "ort-wasm-simd-threaded.wasm";
@@ -59,7 +59,7 @@ export interface BundleResult {
  * ES module has not. A worker started from a blob: URL has no file of its own; it resolves from
  * a made-up one (it requires built-ins only).
  */
-const BANNER = `import { createRequire as __homeagentCreateRequire } from "node:module";
+export const BANNER = `import { createRequire as __homeagentCreateRequire } from "node:module";
 const __homeagentSelf = import.meta.url.startsWith("file:") ? import.meta.url : "file:///homeagent/worker.js";
 const require = __homeagentCreateRequire(__homeagentSelf);
 const __filename = new URL(__homeagentSelf).pathname;
@@ -97,7 +97,7 @@ function encodeBase64(bytes: Uint8Array): string {
 }
 
 /** How the program and its worker are built (the same resolution, banner and output). */
-const PROGRAM_BUILD = {
+export const PROGRAM_BUILD = {
   bundle: true,
   format: "esm",
   platform: "node",
@@ -235,20 +235,24 @@ function programPlugin(carried: Record<string, string>): esbuild.Plugin {
           .join("\n"),
         loader: "js",
       }));
-      // Packages written for Node import its built-ins bare (wasmoon: `import("module")`);
-      // Deno wants the `node:` prefix (deno compile refuses the bare name).
-      const bare = builtinModules.filter((name) => !name.startsWith("node:"));
-      const builtins = new RegExp(`^(${bare.join("|").replaceAll("/", "\\/")})$`);
-      build.onResolve(
-        { filter: builtins },
-        (args) => ({ path: `node:${args.path}`, external: true }),
-      );
-      const dev = new RegExp(`^(${DEV_ONLY.join("|")})(/|$)`);
-      build.onResolve({ filter: dev }, (args) => ({
-        errors: [{ text: `"${args.path}" is a development tool; the program must not import it` }],
-      }));
+      nodeBuiltinsAndDevTools(build);
     },
   };
+}
+
+/**
+ * Packages written for Node import its built-ins bare (wasmoon: `import("module")`); Deno
+ * wants the `node:` prefix (deno compile refuses the bare name). A development tool fails the
+ * build.
+ */
+export function nodeBuiltinsAndDevTools(build: esbuild.PluginBuild): void {
+  const bare = builtinModules.filter((name) => !name.startsWith("node:"));
+  const builtins = new RegExp(`^(${bare.join("|").replaceAll("/", "\\/")})$`);
+  build.onResolve({ filter: builtins }, (args) => ({ path: `node:${args.path}`, external: true }));
+  const dev = new RegExp(`^(${DEV_ONLY.join("|")})(/|$)`);
+  build.onResolve({ filter: dev }, (args) => ({
+    errors: [{ text: `"${args.path}" is a development tool; the program must not import it` }],
+  }));
 }
 
 /** The call main.ts loads a folder's mod.ts with: `daemonModule<typeof import("./x/mod.ts")>("x")`. */

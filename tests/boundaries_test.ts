@@ -127,8 +127,15 @@ const MAIN_ENTRIES = [
   "adapters/system_clock.ts",
 ];
 
-/** Faces: a module's mod.ts, and the guard's entries. A face may import anything in its module. */
-const FACES = ["plugins/guard/mod.ts", "plugins/guard/first_agent.ts"];
+/**
+ * Faces: a module's mod.ts, and the guard's entries (with the agent build cache's check, which
+ * first_agent.ts runs before the guard loads anything). A face may import anything in its module.
+ */
+const FACES = [
+  "plugins/guard/mod.ts",
+  "plugins/guard/first_agent.ts",
+  "plugins/guard/agent_cache.ts",
+];
 
 /** Folders whose subfolders are rooms of their own. */
 const SUBDIVIDED = ["plugins/builtin"];

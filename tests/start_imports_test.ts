@@ -5,26 +5,10 @@
  * time. These are loaded on first use instead (an `import()` inside the function that needs it).
  */
 import assert from "node:assert/strict";
+import { ON_FIRST_USE } from "./fixtures/first_use.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const FOLDERS = ["core", "wasm", "adapters", "memory", "plugins", "web"];
-
-/** Loaded by the first use that needs them; `why` is who does. */
-const ON_FIRST_USE: Record<string, string> = {
-  "npm:fflate": "a model archive, a plugin package or an image",
-  "npm:yaml": "the first SKILL.md, a Markdown export",
-  "npm:jieba-wasm": "the first Chinese text",
-  "npm:wasmoon": "a Lua source or plugin",
-  "npm:onnxruntime-web": "an ONNX model",
-  "npm:@modelcontextprotocol/sdk": "an MCP server configured, /mcp, homeagent mcp",
-  "npm:fast-png": "an image to embed",
-  "npm:jpeg-js": "an image to embed",
-  "npm:@lydell/node-pty": "the first terminal",
-  "node:crypto": "a download, a backup, a model or a forgotten name",
-  "node:fs/promises": "the health check's disk probe",
-  "npm:diff": "the first changeset shown",
-  "web/_asset_texts.ts": "the first request for the page's scripts, stylesheet or icon",
-};
 
 interface InfoModule {
   specifier: string;
@@ -97,6 +81,7 @@ Deno.test("main.ts loads nothing that runs but the first agent's module before a
   assert.deepStrictEqual([...loaded].map((s) => s.replace(ROOT.href, "")).sort(), [
     "main.ts",
     "plugins/builtin/cli/launch.ts",
+    "plugins/guard/agent_cache.ts",
     "plugins/guard/first_agent.ts",
   ]);
 });

@@ -10,7 +10,8 @@
  * crashed daemon). Anything else is left to the guard's usual path, which
  * checks the home first; so is every error here, which that path meets and reports again.
  */
-import { type LaunchFacts, launchKind, serviceCommand } from "../builtin/cli/launch.ts";
+import { type LaunchFacts, launchKind } from "../builtin/cli/launch.ts";
+import { agentServe } from "./agent_cache.ts";
 import type { AgentLaunch, GuardState } from "./guard.ts";
 
 /**
@@ -121,6 +122,8 @@ function isNormalAbsolute(path: string): boolean {
 /** An agent started before the guard loaded its modules, with what it was started for. */
 export interface FirstAgent extends FirstAgentPlan {
   child: Deno.ChildProcess;
+  /** Why it runs from the source tree, not the build cache (agent_cache.ts); else undefined. */
+  stale?: string;
 }
 
 /**
@@ -145,13 +148,13 @@ export function startFirstAgent(
     const state: GuardState = { pid: Deno.pid, boot: "normal", restarts: 0 };
     Deno.writeTextFileSync(`${run}/guard.json.tmp`, JSON.stringify(state) + "\n", { mode: 0o600 });
     Deno.renameSync(`${run}/guard.json.tmp`, `${run}/guard.json`);
-    const command = serviceCommand(facts);
+    const { command, stale } = agentServe(facts, env);
     const child = startAgentChild({ boot: "normal" }, {
       ...plan,
       command,
       env: agentEnv(env, false),
     });
-    return { ...plan, child };
+    return { ...plan, child, stale };
   } catch {
     return undefined; // the usual path meets the same problem and says what it is
   }

@@ -8,6 +8,7 @@ export { runGuard, type RunGuardOptions } from "./run.ts";
 export { type LogSink, openLogSink } from "./log_file.ts";
 export { refuseRunning } from "./running.ts";
 export { sameAgent } from "./first_agent.ts";
+export { agentCommand } from "./agent_cache.ts";
 export { launchKind, serviceCommand } from "../builtin/cli/launch.ts";
 export { commandName, processLaunchFacts, PROGRAM } from "../builtin/cli/command_name.ts";
 export { CLI_OPTIONS, cliUsage, isGuard } from "../builtin/cli/usage.ts";

@@ -10,8 +10,11 @@ import { Guard, type GuardOptions, type GuardState } from "./guard.ts";
 
 /** Options of runGuard. */
 export interface RunGuardOptions {
-  /** The `serve` command line of this program, program first (serviceCommand). */
-  command: readonly string[];
+  /**
+   * The `serve` command line of this program, program first (serviceCommand), asked at each
+   * start of an agent (agentServe: the build cache while it matches the source).
+   */
+  command: () => readonly string[];
   home: string;
   /** The home's run/ folder. */
   runDir: string;
@@ -51,7 +54,8 @@ export async function runGuard(options: RunGuardOptions): Promise<number> {
       const started = first;
       first = undefined;
       if (started) return watchAgent(started, options);
-      return spawnAgent(launch, { ...options, env: agentEnv(options.env, options.sameFile) });
+      const env = agentEnv(options.env, options.sameFile);
+      return spawnAgent(launch, { ...options, command: options.command(), env });
     },
     lastBeat: async () => {
       try {

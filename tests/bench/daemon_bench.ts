@@ -1,12 +1,17 @@
 /**
  * Daemon figures: `startup_ms` (process start → socket accepting), `idle_rss_mb` (the agent
  * process), `guard_rss_mb` (the guard that `serve` is), and `supervisor_restart_ms` (kill -9
- * of the agent → the socket accepting again).
+ * of the agent → the socket accepting again). The checkout's agent build cache is built first
+ * (`deno task build:agent`, as a user of the checkout runs it); `startup_ms_source` and
+ * `idle_rss_mb_source` are the same daemon with its agent run from the source tree.
  */
 import { join } from "node:path";
+import { buildAgentCache } from "../../.ci/agent_build.ts";
+import { checkAgentCache, NO_AGENT_CACHE } from "../../plugins/guard/agent_cache.ts";
 import { type Figure, quantile, round } from "./_figure.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const REPO = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 const RUNS = 5;
 const RESTARTS = 5;
 
@@ -14,10 +19,13 @@ const RESTARTS = 5;
 export interface Launch {
   args: string[];
   cwd?: string;
+  env?: Record<string, string>;
 }
 
 /** The source tree: deno running the checkout's main.ts (with its deno.json). */
 const CHECKOUT: Launch = { args: ["run", "--allow-all", "--quiet", MAIN] };
+/** The same with the agent run from the source tree, not the build cache. */
+const UNCACHED: Launch = { ...CHECKOUT, env: { [NO_AGENT_CACHE]: "1" } };
 
 /** Start `serve` in a fresh home; resolves when its socket accepts a connection. */
 export async function startDaemon(
@@ -29,7 +37,7 @@ export async function startDaemon(
   const child = new Deno.Command(Deno.execPath(), {
     args: [...launch.args, "serve", "--home", home, "--port", "0"],
     cwd: launch.cwd,
-    env: { HOMEAGENT_LOG_LEVEL: "warn", ...env },
+    env: { HOMEAGENT_LOG_LEVEL: "warn", ...launch.env, ...env },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
@@ -114,7 +122,13 @@ export async function measureServe(launch: Launch = CHECKOUT): Promise<ServeFigu
   return { startupMs: quantile(startups, 0.5), agentRssMb: rss, guardRssMb: guardRss };
 }
 
+/** The checkout's agent build cache, built when missing or stale. */
+async function ensureAgentCache(): Promise<void> {
+  if ("stale" in checkAgentCache(REPO)) await buildAgentCache();
+}
+
 async function measure(): Promise<Record<string, Figure>> {
+  await ensureAgentCache();
   const serve = await measureServe();
   return {
     startup_ms: { value: round(serve.startupMs), unit: "ms" },
@@ -123,11 +137,20 @@ async function measure(): Promise<Record<string, Figure>> {
   };
 }
 
+async function measureSource(): Promise<Record<string, Figure>> {
+  const serve = await measureServe(UNCACHED);
+  return {
+    startup_ms_source: { value: round(serve.startupMs), unit: "ms" },
+    idle_rss_mb_source: { value: round(serve.agentRssMb), unit: "MB" },
+  };
+}
+
 /**
  * kill -9 of the agent → the guard's next agent accepting on the same socket; median of
  * RESTARTS daemons, one kill each (the first crash's backoff: later ones back off longer).
  */
 async function restart(): Promise<Figure> {
+  await ensureAgentCache();
   const samples: number[] = [];
   for (let i = 0; i < RESTARTS; i++) {
     const home = await Deno.makeTempDir({ prefix: "homeagent-bench-" });
@@ -155,5 +178,7 @@ export const figures = {
   "startup_ms": measure,
   "idle_rss_mb": measure,
   "guard_rss_mb": measure,
+  "startup_ms_source": measureSource,
+  "idle_rss_mb_source": measureSource,
   "supervisor_restart_ms": restart,
 };
