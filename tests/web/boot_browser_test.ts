@@ -62,3 +62,60 @@ browserTest(
     await context.close();
   },
 );
+
+browserTest(
+  "Boot: the stream replayed from the block's id does not add to a reply the block already shows whole",
+  async (browser, served) => {
+    const at = Date.parse("2026-03-02T09:15:00Z");
+    await served.log.append({
+      turnId: "race1",
+      source: "web",
+      channel: "web",
+      input: "tea?",
+      reply: "green, 80 °C",
+      inputAt: at,
+      replyAt: at + 500,
+      tools: [{ name: "memory_recall", ok: true }],
+    });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // The turn's last events reach the hub after the page was read, before its stream connects:
+    // the stream replays them.
+    await page.route("**/api/v1/chat/events*", async (route) => {
+      const events = served.kernel.agent.events;
+      const call = { id: "c1", name: "memory_recall", arguments: "{}" };
+      events.publish({ type: "reasoning_delta", turnId: "race1", text: "thinking it over" });
+      events.publish({ type: "tool_call", turnId: "race1", call, phase: "start" });
+      events.publish({ type: "tool_call", turnId: "race1", call, phase: "end", ok: true });
+      events.publish({ type: "content_delta", turnId: "race1", text: "green, 80 °C" });
+      events.publish({
+        type: "output",
+        turnId: "race1",
+        channel: "web",
+        text: "green, 80 °C",
+        status: "ok",
+      });
+      await route.continue();
+    });
+    await page.goto(`${served.base}/?token=${TOKEN}`);
+    await page.locator("body[data-sse=open]").waitFor();
+    // The stream is in order: once a later input shows, the replay before it was applied.
+    served.kernel.agent.events.publish({
+      type: "input",
+      turnId: "later",
+      source: "cli",
+      channel: "cli",
+      text: "after the replay",
+      level: 0,
+      receivedAt: Date.now(),
+    });
+    await page.locator(".msg .text", { hasText: "after the replay" }).waitFor();
+    const replies = await page.locator(".msg.agent.done .text").allInnerTexts();
+    assert.deepEqual(replies, ["green, 80 °C"]);
+    assert.deepEqual(await page.locator(".msg.agent .tools summary").allInnerTexts(), [
+      "Tool calls (1)",
+    ]);
+    assert.equal(await page.locator(".msg.agent .reasoning").count(), 0);
+    await context.close();
+  },
+);

@@ -159,6 +159,11 @@ function replace(index: number, change: (m: Message) => void): void {
   messages.value = [...list.slice(0, index), copy, ...list.slice(index + 1)];
 }
 
+/** The reply of `turnId` is here and done. */
+function finished(turnId: string): boolean {
+  return messages.value.findLast((m) => m.turnId === turnId && m.role === "agent")?.done === true;
+}
+
 /** Apply `change` to the reply bubble of `turnId`; false when there is none yet. */
 function update(turnId: string, change: (m: Message) => void): boolean {
   const index = messages.value.findLastIndex((m) => m.turnId === turnId && m.role === "agent");
@@ -255,6 +260,9 @@ export function apply(type: string, event: Record<string, unknown>): void {
   }
   const turnId = event.turnId as string | undefined;
   if (turnId === undefined) return;
+  // A finished reply takes no more of its stream: the stream replayed from the page's boot id
+  // can repeat a turn the boot history already shows whole.
+  if (finished(turnId) && type !== "output") return;
   if (update(turnId, (m) => applyToTurn(type, event, m))) return;
   const list = early.get(turnId) ?? [];
   list.push({ ...event, type });
