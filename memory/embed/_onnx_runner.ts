@@ -39,6 +39,45 @@ export interface Runner {
 /** Tokens (batch × padded length) per session run: long texts go in smaller batches. */
 const TOKENS_PER_RUN = 8192;
 
+/**
+ * onnxruntime-web leaves the CPU arena and the memory pattern off (native onnxruntime has them
+ * on): with them a query's ~130 kernels reuse planned buffers instead of a malloc and free
+ * each, ~1–2 ms of a ~13 ms query on 2 cores; the vectors are the same. One intra-op thread:
+ * the threaded build cannot start its pthreads from the wasm bundle in Deno, and with them (the
+ * Node build) a query took 2–5× longer on a busy machine, the threads waiting on each other.
+ */
+const SESSION_OPTIONS = {
+  executionProviders: ["wasm"],
+  graphOptimizationLevel: "all",
+  enableCpuMemArena: true,
+  enableMemPattern: true,
+} as const;
+
+/** Short queries to warm a fresh session with (see warmUp). */
+const WARM_TEXTS = [
+  "我的猫叫什么名字？",
+  "What did I tell you about my cat?",
+  "明天下午三点提醒我开会",
+];
+
+/**
+ * Run `runs` short queries through a fresh session, each only while `idle()` says no request
+ * waits, yielding between them. V8 first runs wasm from its baseline compiler and moves hot
+ * functions to the optimising one only as they run, so a fresh session's first ~30 queries
+ * took up to 2× the CPU of later ones. ~0.5–1 s of the Worker's CPU after start; no more
+ * memory (measured: RSS the same or lower, the baseline code is dropped).
+ */
+export async function warmUp(
+  run: (texts: string[]) => Promise<unknown>,
+  idle: () => boolean,
+  runs = 24,
+): Promise<void> {
+  for (let i = 0; i < runs; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (idle()) await run([WARM_TEXTS[i % WARM_TEXTS.length]!]);
+  }
+}
+
 let ortLoading: Promise<Ort> | undefined;
 
 /** onnxruntime-web's wasm build, its binary handed in as bytes (bundle-friendly), one thread. */
@@ -67,9 +106,7 @@ export function specTokenizer(spec: RunnerSpec["tokenizer"]): WordPieceTokenizer
 export async function createRunner(spec: RunnerSpec): Promise<Runner> {
   const tokenizer = specTokenizer(spec.tokenizer);
   const ort = await loadOrt();
-  const session = await ort.InferenceSession.create(spec.model, {
-    executionProviders: ["wasm"],
-  });
+  const session = await ort.InferenceSession.create(spec.model, SESSION_OPTIONS);
   try {
     if (!session.inputNames.includes("input_ids")) {
       throw new TypeError(`it has no "input_ids" input (inputs: ${session.inputNames.join(", ")})`);

@@ -5,7 +5,7 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import { createRunner, type Runner } from "./_onnx_runner.ts";
+import { createRunner, type Runner, warmUp } from "./_onnx_runner.ts";
 import type { WorkerReply, WorkerRequest } from "./_onnx_backend.ts";
 
 // onnxruntime-web resolves its own URL against `location.origin` when there is a location; a
@@ -14,6 +14,15 @@ import type { WorkerReply, WorkerRequest } from "./_onnx_backend.ts";
 Object.defineProperty(globalThis, "location", { value: undefined, configurable: true });
 
 let runner: Runner | undefined;
+/** Session runs one at a time: a request waits for the warm-up run in flight, not all of them. */
+let running: Promise<unknown> = Promise.resolve();
+let waiting = 0;
+
+function serial<T>(fn: () => Promise<T>): Promise<T> {
+  const next = running.then(fn);
+  running = next.catch(() => {});
+  return next;
+}
 
 function reply(message: WorkerReply, transfer: Transferable[] = []): void {
   self.postMessage(message, transfer);
@@ -30,6 +39,11 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
       try {
         runner = await createRunner(message.spec);
         reply({ type: "ready", dim: runner.dim });
+        const warm = runner;
+        // Off the reply's path: the daemon starts meanwhile, and its queries go first. A failed
+        // warm-up run is not reported here: the session is the same, so the next request says it.
+        warmUp((texts) => serial(() => warm.run(texts)), () => waiting === 0 && runner === warm)
+          .catch(() => {});
       } catch (error) {
         reply({ type: "failed", message: reason(error) });
       }
@@ -37,8 +51,10 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
     case "run":
       try {
         if (!runner) throw new Error("the model is not loaded");
-        const vectors = await runner.run(message.texts);
-        const dim = runner.dim;
+        const loaded = runner;
+        waiting++;
+        const vectors = await serial(() => loaded.run(message.texts)).finally(() => waiting--);
+        const dim = loaded.dim;
         const flat = new Float32Array(vectors.length * dim);
         vectors.forEach((v, i) => flat.set(v, i * dim));
         reply({ type: "vectors", id: message.id, data: flat, dim }, [flat.buffer]);
@@ -47,8 +63,11 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
       }
       return;
     case "close":
-      await runner?.release().catch(() => {});
-      runner = undefined;
+      {
+        const loaded = runner;
+        runner = undefined;
+        await serial(async () => await loaded?.release()).catch(() => {});
+      }
       reply({ type: "closed" });
       self.close();
   }
