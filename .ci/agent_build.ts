@@ -160,14 +160,19 @@ export function computedChunkImports(js: string): string {
 
 /**
  * What the guard checks before it runs the build: the program's own files (the build's inputs
- * and every file of its source folders), its config and lock file, and node_modules/.deno, whose
- * mtime changes when `deno install` adds or removes a package version; the packages' own files
- * (~480, immutable per version) are not listed, so the check stats ~450 files, not ~930.
+ * and every file of its source folders), its config and lock file, and the package.json of each
+ * package version it carries (a version's folder is named after it: another version is another
+ * path). The packages' other files (~480) are not listed, so the check stats ~470 files, not
+ * ~930; nor is node_modules/.deno itself, whose mtime changes whenever deno runs.
  */
 async function inputFiles(built: string[]): Promise<[string, number, number][]> {
   const paths = new Set(built.filter((path) => !path.startsWith("node_modules/")));
   const config = ["main.ts", "deno.json", "deno.lock", ".ci/agent_build.ts", ".ci/bundle.ts"];
-  for (const name of [...config, "node_modules/.deno"]) paths.add(name);
+  for (const name of config) paths.add(name);
+  for (const path of built) {
+    const root = /^node_modules\/\.deno\/[^/]+\/node_modules\/(?:@[^/]+\/)?[^/]+\//.exec(path);
+    if (root) paths.add(`${root[0]}package.json`);
+  }
   for (const folder of SOURCE) {
     for await (const file of walk(join(ROOT, folder))) paths.add(relative(ROOT, file));
   }

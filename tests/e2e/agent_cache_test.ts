@@ -40,6 +40,16 @@ Deno.test("the agent cache's start chunks carry no package of first use", async 
   assert.ok(built.bytes > built.startBytes * 2, "most of the program loads on first use");
 });
 
+Deno.test("the agent cache lists only files, so deno's own writes to node_modules keep it current", async () => {
+  await using built = await build();
+  const manifest = JSON.parse(
+    await Deno.readTextFile(join(built.entry, "../../current.json")),
+  ) as { inputs: [string, number, number][] };
+  const folders = manifest.inputs.filter(([path]) => !Deno.statSync(join(ROOT, path)).isFile);
+  assert.deepEqual(folders, []); // node_modules/.deno's mtime changes whenever deno runs
+  assert.ok(manifest.inputs.some(([path]) => /\/node_modules\/zod\/package\.json$/.test(path)));
+});
+
 Deno.test("an agent run from the cache serves status and a Chinese chat over its socket", async () => {
   await using built = await build();
   const home = await Deno.makeTempDir({ prefix: "homeagent-agent-cache-home-" });
