@@ -51,7 +51,9 @@ export function mountLogin(app: Hono<WebEnv>, options: LoginRoutesOptions): void
   app.get("/", compress({ encoding: "gzip" }), async (c) => {
     const token = c.req.query("token");
     if (token === undefined) {
-      return c.html(sessionOk(gate, c) ? sessionMarked(indexHtml, await boot()) : indexHtml);
+      if (!sessionOk(gate, c)) return c.html(indexHtml);
+      c.header("cache-control", "no-store"); // it carries the owner's history
+      return c.html(sessionMarked(indexHtml, await boot()));
     }
     // A link opened from another site is not judged at all: a web page must not be able to
     // count guesses against the owner's address, nor learn anything from the answer.

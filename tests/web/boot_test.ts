@@ -23,7 +23,12 @@ async function served(app: ReturnType<typeof createApp>, path = "/", cookie?: st
   const response = await app.request(path, cookie ? { headers: { cookie } } : {});
   const html = await response.text();
   const block = html.match(/<script type="application\/json" id="boot">(.*?)<\/script>/s);
-  return { status: response.status, html, boot: block ? JSON.parse(block[1]!) : undefined };
+  return {
+    status: response.status,
+    cache: response.headers.get("cache-control"),
+    html,
+    boot: block ? JSON.parse(block[1]!) : undefined,
+  };
 }
 
 Deno.test("boot: only the page with the right token carries the history; it holds what the routes answer", async () => {
@@ -47,6 +52,8 @@ Deno.test("boot: only the page with the right token carries the history; it hold
   assert.deepEqual(again.boot.history, { turns });
   assert.equal(again.boot.eventId, 1, "the stream replays what came after the page was read");
   assert.match(again.html, /<body data-session="ok"><script type="application\/json" id="boot">/);
+  assert.equal(again.cache, "no-store", "a page with the owner's history is never stored");
+  assert.equal(link.cache, "no-store");
 });
 
 Deno.test("boot: a history that cannot be read is the route's error, and the page still opens", async () => {
