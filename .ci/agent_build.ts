@@ -26,6 +26,7 @@ import {
   AGENT_CACHE_DIR,
   AGENT_CACHE_MANIFEST,
   type AgentCacheManifest,
+  checkAgentCache,
 } from "../plugins/guard/agent_cache.ts";
 
 const ROOT = join(dirname(new URL(import.meta.url).pathname), "..");
@@ -240,12 +241,36 @@ export function startOutputs(metafile: esbuild.Metafile): string[] {
   return [...seen];
 }
 
+/**
+ * `--if-stale` (what `deno task start` runs first): build only when the cache does not match the
+ * checkout, and never stop the start: a build that fails says why in one line, and `serve` then
+ * runs its agent from the source tree as before.
+ */
+async function buildIfStale(out?: string): Promise<AgentBuild | undefined> {
+  const cache = checkAgentCache(ROOT);
+  if (!("stale" in cache)) return undefined;
+  console.error(`Building the agent cache for a faster start (${cache.stale})`);
+  try {
+    return await buildAgentCache(out);
+  } catch (error) {
+    console.error(`The agent cache was not built, so serve runs the source tree: ${error}`);
+    return undefined;
+  }
+}
+
 if (import.meta.main) {
-  const { values } = parseArgs({ args: Deno.args, options: { out: { type: "string" } } });
-  const build = await buildAgentCache(values.out);
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { out: { type: "string" }, "if-stale": { type: "boolean" } },
+  });
+  const build = values["if-stale"]
+    ? await buildIfStale(values.out)
+    : await buildAgentCache(values.out);
   const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
-  console.log(
-    `wrote ${build.entry} (${mb(build.bytes)} in all, ${mb(build.startBytes)} loaded at start; ` +
-      `${build.inputs} inputs)`,
-  );
+  if (build) {
+    console.log(
+      `wrote ${build.entry} (${mb(build.bytes)} in all, ${mb(build.startBytes)} loaded at start; ` +
+        `${build.inputs} inputs)`,
+    );
+  }
 }
