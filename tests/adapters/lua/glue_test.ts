@@ -4,6 +4,16 @@ import { LuaFactory } from "wasmoon";
 import { LUA_GLUE_FILE, luaGlueFile } from "../../../adapters/mod.ts";
 import { packagedGlue } from "../../../adapters/lua/glue.ts";
 
+/** wasmoon runs Lua from the glue.wasm at `path`. */
+async function assertLuaRuns(path: string): Promise<void> {
+  const lua = await new LuaFactory(path).createEngine();
+  try {
+    assert.equal(await lua.doString("return 6 * 7"), 42);
+  } finally {
+    lua.global.close();
+  }
+}
+
 Deno.test("luaGlueFile writes the glue.wasm the program carries once, privately, and wasmoon runs from it", async () => {
   const dir = await Deno.makeTempDir();
   const carried = { packaged: () => undefined }; // as in the bundle: no package on disk
@@ -17,12 +27,7 @@ Deno.test("luaGlueFile writes the glue.wasm the program carries once, privately,
     await Deno.writeFile(path, new Uint8Array([1, 2, 3]));
     await luaGlueFile(dir, carried);
     assert.ok((await Deno.stat(path)).size > 100_000, "a damaged copy is replaced");
-    const lua = await new LuaFactory(path).createEngine();
-    try {
-      assert.equal(await lua.doString("return 6 * 7"), 42);
-    } finally {
-      lua.global.close();
-    }
+    await assertLuaRuns(path);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -35,12 +40,7 @@ Deno.test("luaGlueFile gives wasmoon's own glue.wasm from the checkout and write
     assert.equal(path, packagedGlue());
     assert.match(path, /node_modules\/.*wasmoon\/dist\/glue\.wasm$/);
     assert.deepEqual(await Array.fromAsync(Deno.readDir(dir)), []);
-    const lua = await new LuaFactory(path).createEngine();
-    try {
-      assert.equal(await lua.doString("return 6 * 7"), 42);
-    } finally {
-      lua.global.close();
-    }
+    await assertLuaRuns(path);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
