@@ -2,8 +2,9 @@
  * The queue in front of a model: one backend call at a time, in chunks of a few texts, the
  * owner's requests ("interactive") always before background re-embedding, so a turn waits at
  * most one background chunk — and a background chunk holds few characters (a model's time
- * grows with its tokens: eight stored documents are seconds of work, one query is ~15 ms). A bounded LRU cache answers texts embedded lately: recall ranks
- * the same window and documents turn after turn.
+ * grows with its tokens: eight stored documents are seconds of work, one query is ~15 ms).
+ * A bounded LRU cache answers texts embedded lately: recall ranks the same window and
+ * documents turn after turn.
  * @module
  */
 import type { EmbedPriority } from "../../core/mod.ts";
