@@ -39,11 +39,13 @@ for (;;) {
 }`;
 
 /** A bare stdin/stdout round trip to a child, through the stream API the host uses. */
-interface PipePing extends AsyncDisposable {
+export interface PipePing extends AsyncDisposable {
   ping(): Promise<void>;
+  pid: number;
 }
 
-function startPipe(): PipePing {
+/** Start the bare pipe's child (plugin_floor.ts measures against it too). */
+export function startPipe(): PipePing {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -69,6 +71,7 @@ function startPipe(): PipePing {
     }) + "\n",
   );
   return {
+    pid: child.pid,
     async ping() {
       writer.write(line).catch(() => {});
       let seen = 0;
