@@ -5,7 +5,7 @@
  * dies is started again on the next request, from the files, up to three times.
  * @module
  */
-import { createRunner, type RunnerSpec } from "./_onnx_runner.ts";
+import { createRunner, type Engine, type RunnerSpec } from "./_onnx_runner.ts";
 
 /** Messages to the Worker. */
 export type WorkerRequest =
@@ -15,7 +15,7 @@ export type WorkerRequest =
 
 /** Messages from the Worker. */
 export type WorkerReply =
-  | { type: "ready"; dim: number }
+  | { type: "ready"; dim: number; engine: Engine; fallback?: string }
   | { type: "failed"; message: string }
   | { type: "vectors"; id: number; data: Float32Array; dim: number }
   | { type: "error"; id: number; message: string }
@@ -25,6 +25,9 @@ export type WorkerReply =
 export interface Backend {
   readonly dim: number;
   readonly where: "worker" | "inline";
+  readonly engine: Engine;
+  /** Why the native engine was not used, when it was not. */
+  readonly fallback?: string;
   /** Rejects with an Error saying why the model failed. */
   run(texts: string[]): Promise<Float32Array[]>;
   close(): Promise<void>;
@@ -39,6 +42,8 @@ export async function startInlineBackend(spec: RunnerSpec): Promise<Backend> {
   return {
     dim: runner.dim,
     where: "inline",
+    engine: runner.engine,
+    fallback: runner.fallback,
     run: (texts) => runner.run(texts),
     close: () => runner.release(),
   };
@@ -62,6 +67,12 @@ export async function startWorkerBackend(
   return {
     dim: current.dim,
     where: "worker",
+    get engine() {
+      return current.engine;
+    },
+    get fallback() {
+      return current.fallback;
+    },
     async run(texts) {
       if (current.dead) {
         if (restarts >= MAX_RESTARTS) {
@@ -78,6 +89,8 @@ export async function startWorkerBackend(
 
 class WorkerProcess {
   dim = 0;
+  engine: Engine = "wasm";
+  fallback: string | undefined;
   dead = false;
   #worker: Worker;
   #nextId = 1;
@@ -99,8 +112,11 @@ class WorkerProcess {
     const ready = Promise.withResolvers<number>();
     worker.onmessage = (event: MessageEvent<WorkerReply>) => {
       const m = event.data;
-      if (m.type === "ready") ready.resolve(m.dim);
-      else if (m.type === "failed") ready.reject(new Error(m.message));
+      if (m.type === "ready") {
+        process.engine = m.engine;
+        process.fallback = m.fallback;
+        ready.resolve(m.dim);
+      } else if (m.type === "failed") ready.reject(new Error(m.message));
       else process.#onReply(m);
     };
     worker.onerror = (event: ErrorEvent) => {

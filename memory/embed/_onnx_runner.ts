@@ -1,15 +1,19 @@
 /**
- * One ONNX sentence model in onnxruntime-web (wasm backend, one thread): texts → WordPiece ids
- * → session runs → pooled, L2-normalised vectors. Runs wherever it is created: in the embedding
- * Worker (`_onnx_worker.ts`) or, where no Worker can start, on the caller's thread.
+ * One ONNX sentence model, one thread: texts → WordPiece ids → session runs → pooled,
+ * L2-normalised vectors. The session is native onnxruntime (onnxruntime-node's Node-API binding)
+ * where it loads, else onnxruntime-web's wasm build (see loadEngine). Runs wherever it is
+ * created: in the embedding Worker (`_onnx_worker.ts`) or, where no Worker can start, on the
+ * caller's thread.
  * @module
  */
 import { l2Normalize } from "./fingerprint.ts";
 import type { Pooling } from "./model_catalog.ts";
 import { type EncodedBatch, WordPieceTokenizer } from "./wordpiece.ts";
 
-/** The onnxruntime-web wasm module. */
+/** The onnxruntime-web wasm module (onnxruntime-node has the same API: onnxruntime-common). */
 export type Ort = typeof import("onnxruntime-web/wasm");
+/** Which onnxruntime runs a session. */
+export type Engine = "native" | "wasm";
 type Session = Awaited<ReturnType<Ort["InferenceSession"]["create"]>>;
 type Tensor = InstanceType<Ort["Tensor"]>;
 
@@ -26,11 +30,16 @@ export interface RunnerSpec {
   maxTokens: number;
   /** Texts per session run. */
   batchSize: number;
+  /** "wasm" keeps to onnxruntime-web; default "auto" (native where it loads). */
+  engine?: Engine | "auto";
 }
 
 /** A loaded model. */
 export interface Runner {
   readonly dim: number;
+  readonly engine: Engine;
+  /** Why the native engine was not used (auto, fell back to wasm). */
+  readonly fallback?: string;
   /** One vector per text, in order. Rejects when the session fails. */
   run(texts: readonly string[]): Promise<Float32Array[]>;
   release(): Promise<void>;
@@ -51,6 +60,20 @@ const SESSION_OPTIONS = {
   graphOptimizationLevel: "all",
   enableCpuMemArena: true,
   enableMemPattern: true,
+} as const;
+
+/**
+ * Native: one intra-op thread as in wasm (the other core runs the daemon's recall meanwhile),
+ * no inter-op pool, and so no spinning threads.
+ */
+const NATIVE_SESSION_OPTIONS = {
+  executionProviders: ["cpu"],
+  graphOptimizationLevel: "all",
+  enableCpuMemArena: true,
+  enableMemPattern: true,
+  executionMode: "sequential",
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
 } as const;
 
 /** Short queries to warm a fresh session with (see warmUp). */
@@ -95,6 +118,48 @@ export function loadOrt(): Promise<Ort> {
   return ortLoading;
 }
 
+/** A loaded onnxruntime: the native one, or wasm with why not native. */
+export interface LoadedEngine {
+  ort: Ort;
+  engine: Engine;
+  fallback?: string;
+}
+
+let nativeLoading: Promise<Ort> | undefined;
+
+/**
+ * Not a literal, so bundlers and `deno compile` leave it out (its binary is a 46 MB native
+ * library per platform); run from the checkout, deno.json maps it.
+ */
+const NATIVE_PACKAGE: string = "onnxruntime-node";
+
+/**
+ * Native onnxruntime runs the int8 model in ~4–6 ms a query against 12–13 ms for the wasm
+ * build, whose int8 kernels have no dot-product instruction (docs/benchmarks.md "the sentence
+ * model"). It needs FFI permission and the package's binary for this platform; without either
+ * (the CLI without --allow-ffi, a one-file bundle, another platform) the wasm build runs the
+ * same model, and `fallback` says why.
+ */
+export async function loadEngine(prefer: RunnerSpec["engine"] = "auto"): Promise<LoadedEngine> {
+  if (prefer === "wasm") return { ort: await loadOrt(), engine: "wasm" };
+  try {
+    if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") {
+      throw new Error("no FFI permission (--allow-ffi)");
+    }
+    nativeLoading ??= import(NATIVE_PACKAGE).then((m: { default?: Ort } & Ort) => {
+      const ort = m.default ?? m;
+      ort.env.logLevel = "error";
+      return ort;
+    });
+    return { ort: await nativeLoading, engine: "native" };
+  } catch (error) {
+    nativeLoading = undefined;
+    if (prefer === "native") throw error;
+    const fallback = error instanceof Error ? error.message : String(error);
+    return { ort: await loadOrt(), engine: "wasm", fallback };
+  }
+}
+
 /** Build the tokenizer a spec names; throws SyntaxError when it cannot be read. */
 export function specTokenizer(spec: RunnerSpec["tokenizer"]): WordPieceTokenizer {
   return spec.format === "json"
@@ -105,13 +170,17 @@ export function specTokenizer(spec: RunnerSpec["tokenizer"]): WordPieceTokenizer
 /** Load the model and probe it once (the probe gives the dimension). Rejects with the cause. */
 export async function createRunner(spec: RunnerSpec): Promise<Runner> {
   const tokenizer = specTokenizer(spec.tokenizer);
-  const ort = await loadOrt();
-  const session = await ort.InferenceSession.create(spec.model, SESSION_OPTIONS);
+  const { ort, engine, fallback } = await loadEngine(spec.engine);
+  const options = engine === "native" ? NATIVE_SESSION_OPTIONS : SESSION_OPTIONS;
+  const session = await ort.InferenceSession.create(
+    spec.model,
+    options as Parameters<Ort["InferenceSession"]["create"]>[1],
+  );
   try {
     if (!session.inputNames.includes("input_ids")) {
       throw new TypeError(`it has no "input_ids" input (inputs: ${session.inputNames.join(", ")})`);
     }
-    const runner = new SessionRunner(ort, session, tokenizer, spec);
+    const runner = new SessionRunner(ort, session, tokenizer, spec, engine, fallback);
     const [probe] = await runner.run([""]);
     runner.dim = probe!.length;
     return runner;
@@ -128,6 +197,8 @@ class SessionRunner implements Runner {
     readonly session: Session,
     readonly tokenizer: WordPieceTokenizer,
     readonly spec: RunnerSpec,
+    readonly engine: Engine,
+    readonly fallback?: string,
   ) {}
 
   async run(texts: readonly string[]): Promise<Float32Array[]> {

@@ -38,12 +38,16 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
     case "load":
       try {
         runner = await createRunner(message.spec);
-        reply({ type: "ready", dim: runner.dim });
+        reply({ type: "ready", dim: runner.dim, engine: runner.engine, fallback: runner.fallback });
         const warm = runner;
         // Off the reply's path: the daemon starts meanwhile, and its queries go first. A failed
         // warm-up run is not reported here: the session is the same, so the next request says it.
-        warmUp((texts) => serial(() => warm.run(texts)), () => waiting === 0 && runner === warm)
-          .catch(() => {});
+        // Native code needs no tier-up: a few runs only size its arena.
+        warmUp(
+          (texts) => serial(() => warm.run(texts)),
+          () => waiting === 0 && runner === warm,
+          warm.engine === "native" ? 3 : 24,
+        ).catch(() => {});
       } catch (error) {
         reply({ type: "failed", message: reason(error) });
       }

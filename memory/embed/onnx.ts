@@ -20,7 +20,7 @@ import {
   startWorkerBackend,
   WorkerStartError,
 } from "./_onnx_backend.ts";
-import { type RunnerSpec, specTokenizer } from "./_onnx_runner.ts";
+import { type Engine, type RunnerSpec, specTokenizer } from "./_onnx_runner.ts";
 import { EmbedQueue } from "./_embed_queue.ts";
 import { formatFingerprint } from "./fingerprint.ts";
 import { guessPooling, type Pooling } from "./model_catalog.ts";
@@ -57,12 +57,16 @@ export interface OnnxEmbedderOptions {
   cacheSize?: number;
   /** The worker module (tests); default the one beside this file. */
   workerUrl?: string;
+  /** Which onnxruntime; default "auto": native where it loads, else wasm (_onnx_runner.ts). */
+  engine?: Engine | "auto";
 }
 
 /** An ONNX embedder; `close()` releases the model. */
 export interface OnnxEmbedder extends Embedder {
   /** Where the model runs. */
   readonly where: "worker" | "inline";
+  /** Which onnxruntime runs it. */
+  readonly engine: Engine;
   /** Release the model (and its Worker); embed() rejects afterwards. */
   close(): Promise<void>;
 }
@@ -110,6 +114,8 @@ export async function loadOnnxEmbedder(options: OnnxEmbedderOptions): Promise<On
     dim,
     pooling,
     where: backend.where,
+    engine: backend.engine,
+    ...backend.fallback ? { nativeUnavailable: backend.fallback } : {},
   });
   let closed = false;
   return {
@@ -123,6 +129,7 @@ export async function loadOnnxEmbedder(options: OnnxEmbedderOptions): Promise<On
     languages: options.languages,
     modalities: ["text"] as readonly Modality[],
     where: backend.where,
+    engine: backend.engine,
     async embed(texts: readonly string[], opts: EmbedOptions = {}) {
       if (closed) throw failed("it is closed");
       try {
@@ -167,6 +174,7 @@ async function readRunnerSpec(options: OnnxEmbedderOptions, pooling: Pooling): P
     prefix: options.prefix ?? "",
     maxTokens: options.maxTokens ?? 512,
     batchSize: options.batchSize ?? 16,
+    engine: options.engine,
   };
 }
 

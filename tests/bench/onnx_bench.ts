@@ -12,6 +12,8 @@
  *   (DocStore.reembedStale at background priority, as after an install);
  * - `reembed_stall_ms_p99` / `reembed_stall_ms_p99_inline`: how late a 10 ms timer fires on the
  *   event loop while 500 documents are re-embedded, with the model in its Worker and inline.
+ * Native onnxruntime where it loads (the bench has FFI permission), as the daemon runs it;
+ * `HOMEAGENT_BENCH_ENGINE=wasm` measures onnxruntime-web's wasm build instead.
  * Without the model each figure reports an error saying how to get it.
  * @module
  */
@@ -31,6 +33,7 @@ import process from "node:process";
 import { type Figure, type FigureFn, quantile, round } from "./_figure.ts";
 
 const MODEL = Deno.env.get("HOMEAGENT_BENCH_MODEL") ?? DEFAULT_MODEL;
+const ENGINE = Deno.env.get("HOMEAGENT_BENCH_ENGINE") === "wasm" ? "wasm" : "auto";
 const ZH = ["我喜欢吃苹果", "今天下雨了，记得带伞", "张三下周去北京出差", "帮我把会议改到周五下午"];
 const EN = ["remind me to call Alice tomorrow", "the build failed again on CI", "I love apples"];
 
@@ -56,6 +59,7 @@ async function openModel(worker = true): Promise<OnnxEmbedder> {
     logger: silentLogger,
     worker,
     cacheSize: 0,
+    engine: ENGINE,
   });
 }
 
@@ -67,7 +71,7 @@ async function queryFigures(): Promise<Record<string, Figure>> {
   const embedder = await openModel();
   try {
     const queries = ["我的猫叫什么名字？", "What did I tell you about my cat?"];
-    // A chat's query comes once the daemon is up, after the Worker's idle warm-up (24 short
+    // A chat's query comes once the daemon is up, after the Worker's idle warm-up (a few short
     // runs, _onnx_runner.ts warmUp); measured right away, each query waited behind one of them.
     await new Promise((resolve) => setTimeout(resolve, WARM_UP_WAIT_MS));
     for (let i = 0; i < 10; i++) await embedder.embed([queries[i % 2]!]);
@@ -96,7 +100,7 @@ async function busyQueryFigures(): Promise<Record<string, Figure>> {
   const embedder = await openModel();
   try {
     const queries = ["我的猫叫什么名字？", "What did I tell you about my cat?"];
-    // A chat's query comes once the daemon is up, after the Worker's idle warm-up (24 short
+    // A chat's query comes once the daemon is up, after the Worker's idle warm-up (a few short
     // runs, _onnx_runner.ts warmUp); measured right away, each query waited behind one of them.
     await new Promise((resolve) => setTimeout(resolve, WARM_UP_WAIT_MS));
     for (let i = 0; i < 10; i++) await embedder.embed([queries[i % 2]!]);

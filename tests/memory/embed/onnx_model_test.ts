@@ -56,6 +56,7 @@ Deno.test({
     });
     try {
       assert.equal(embedder.where, "worker");
+      assert.equal(embedder.engine, "native"); // the tests run with FFI permission
       const want = reference.models[DEFAULT_MODEL]!.vectors;
       for (const [i, sentence] of reference.sentences.entries()) {
         const [got] = await embedder.embed([sentence]); // alone: batch 1, as the reference ran
