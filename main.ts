@@ -15,9 +15,8 @@ const firstAgent = startFirstAgent(Deno.args, Deno.env.toObject());
 // Loaded after it, by computed specifiers (a static import is loaded before any line runs). The
 // guard runs only these, which import nothing of the daemon but types: ~50 MB, not the daemon's
 // ~90. They are the only modules main.ts takes from inside a folder rather than from its mod.ts.
-const [{ join }, { parseArgs }, logging, { systemClock }, homes, guardSide] = await Promise.all([
+const [{ join }, logging, { systemClock }, homes, guardSide] = await Promise.all([
   entryModule<typeof import("node:path")>("node:path"),
-  entryModule<typeof import("node:util")>("node:util"),
   entryModule<typeof import("./adapters/json_logger.ts")>("./adapters/json_logger.ts"),
   entryModule<typeof import("./adapters/system_clock.ts")>("./adapters/system_clock.ts"),
   entryModule<typeof import("./memory/home.ts")>("./memory/home.ts"),
@@ -26,7 +25,7 @@ const [{ join }, { parseArgs }, logging, { systemClock }, homes, guardSide] = aw
 const { default: denoJson } = await import("./deno.json", { with: { type: "json" } });
 const { createJsonLogger, parseLogLevel, writeStderr } = logging;
 const { ensureHome, homePaths, resolveHome } = homes;
-const { CLI_OPTIONS, cliUsage, commandName, launchKind, openLogSink, processLaunchFacts } =
+const { cliUsage, commandName, launchKind, openLogSink, parseCommandLine, processLaunchFacts } =
   guardSide;
 const { agentCommand, isGuard, PROGRAM, refuseRunning, runGuard, sameAgent } = guardSide;
 
@@ -104,7 +103,7 @@ const stderr = { print: (line: string) => console.error(line) };
 async function main(args: string[]): Promise<number> {
   // `deno task` runs main.ts in the checkout; paths the user typed are relative to their folder.
   if (env.INIT_CWD && env.npm_config_user_agent?.startsWith("deno/")) Deno.chdir(env.INIT_CWD);
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: CLI_OPTIONS });
+  const { values, positionals } = parseCommandLine(args);
   if (values.version) {
     console.log(denoJson.version);
     return 0;

@@ -35,6 +35,28 @@ const SOURCE = ["core", "adapters", "memory", "plugins", "web", "wasm"];
 /** Builds kept besides the newest: an agent still running one loads its lazy chunks from it. */
 const KEEP = 3;
 
+/**
+ * The bundle's banner (.ci/bundle.ts) without its static import of `node:module`, which every
+ * chunk carries: `require` gets node:module on its first call (a package's built-in, on first
+ * use), so the agent's start loads none of Deno's `node:` layer but node:sqlite (below).
+ */
+export const AGENT_BANNER = `const __homeagentSelf = import.meta.url;
+let __homeagentRequire;
+function require(id) {
+  __homeagentRequire ??= globalThis.process.getBuiltinModule("node:module").createRequire(__homeagentSelf);
+  return __homeagentRequire(id);
+}
+const __filename = new URL(__homeagentSelf).pathname;
+const __dirname = new URL(".", __homeagentSelf).pathname;`;
+
+/**
+ * The `node:` modules our own code imports at start, built from .ci/agent_node/ instead on POSIX
+ * (the same functions, checked against Node's by tests/e2e/agent_node_test.ts): the first module
+ * of Deno's `node:` layer costs the agent ~25 ms of CPU, the rest ~30 ms more (docs/benchmarks.md).
+ * Packages keep the real ones.
+ */
+const AGENT_NODE = ["path", "url", "os", "util"];
+
 /** What buildAgentCache wrote. */
 export interface AgentBuild {
   /** The entry module. */
@@ -55,6 +77,7 @@ export async function buildAgentCache(outDir = join(ROOT, AGENT_CACHE_DIR)): Pro
   try {
     result = await esbuild.build({
       ...PROGRAM_BUILD,
+      banner: { js: AGENT_BANNER },
       entryPoints: [join(ROOT, "main.ts")],
       splitting: true,
       outdir: join(outDir, "_build"),
@@ -128,6 +151,15 @@ function agentPlugin(): esbuild.Plugin {
         if (args.path === join(ROOT, "main.ts")) text = literalDaemonImports(text);
         return { contents: asFromSource(text, args.path, mainUrl), loader: "ts" };
       });
+      if (Deno.build.os !== "windows") {
+        const filter = new RegExp(`^node:(${AGENT_NODE.join("|")})$`);
+        build.onResolve({ filter }, (args) => {
+          if (!args.importer.startsWith(`${ROOT}/`) || args.importer.includes("/node_modules/")) {
+            return undefined;
+          }
+          return { path: join(ROOT, ".ci/agent_node", `${args.path.slice(5)}.ts`) };
+        });
+      }
       nodeBuiltinsAndDevTools(build);
     },
   };

@@ -5,7 +5,6 @@
  * hashes to a tombstone; in Latin-like script a window must start and end at a word boundary
  * ("Bo" is not in "both"), in Chinese and Japanese any window counts (no spaces to wait for).
  */
-import process from "node:process";
 import { quickBase, quickHash, rollWindows } from "./quick_hash.ts";
 
 /**
@@ -212,7 +211,8 @@ export class ForgottenNames {
 let nodeCrypto: typeof import("node:crypto") | undefined;
 
 function hmac(key: Uint8Array, text: string): string {
-  nodeCrypto ??= process.getBuiltinModule("node:crypto") as typeof import("node:crypto");
+  // globalThis.process, not an import of node:process: that would load Deno's `node:` layer at start.
+  nodeCrypto ??= globalThis.process.getBuiltinModule("node:crypto") as typeof import("node:crypto");
   return nodeCrypto.createHmac("sha256", key).update(text).digest("hex");
 }
 

@@ -11,4 +11,4 @@ export { sameAgent } from "./first_agent.ts";
 export { agentCommand } from "./agent_cache.ts";
 export { launchKind, serviceCommand } from "../builtin/cli/launch.ts";
 export { commandName, processLaunchFacts, PROGRAM } from "../builtin/cli/command_name.ts";
-export { CLI_OPTIONS, cliUsage, isGuard } from "../builtin/cli/usage.ts";
+export { CLI_OPTIONS, cliUsage, isGuard, parseCommandLine } from "../builtin/cli/usage.ts";

@@ -4,8 +4,8 @@
  * paths, `..`, NUL or backslashes in names, and duplicates. Sizes are counted while gunzipping:
  * the archive stops at `maxTotalBytes` of inflated data, whatever its headers say.
  */
-import { Buffer } from "node:buffer";
 import { PluginError } from "../../core/mod.ts";
+import { concatBytes } from "./zip.ts";
 
 /** Limits of readTarGz. */
 export interface TarLimits {
@@ -35,7 +35,7 @@ async function gunzip(bytes: Uint8Array, max: number): Promise<Uint8Array> {
       cause: error,
     });
   }
-  return Buffer.concat(parts, total);
+  return concatBytes(parts, total);
 }
 
 /** The files of a .tgz (path → bytes), in archive order. Throws PluginError naming the problem. */

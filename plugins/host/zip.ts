@@ -7,7 +7,6 @@
  * about one push of memory, not its inflated size.
  */
 import type { Inflate } from "fflate";
-import { Buffer } from "node:buffer";
 import { PluginError } from "../../core/mod.ts";
 
 /** One entry of the central directory. */
@@ -186,7 +185,7 @@ function inflateOne(
       `entry "${entry.name}" inflates to ${produced} bytes, not its declared ${entry.size}`,
     );
   }
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, produced);
+  return parts.length === 1 ? parts[0]! : concatBytes(parts, produced);
 }
 
 /**
@@ -248,4 +247,16 @@ function checkLimits(
         `stopped after ${total.inflated} bytes`,
     );
   }
+}
+
+/** `parts` in one array of `total` bytes (node:buffer's Buffer.concat without node:buffer). */
+export function concatBytes(parts: readonly Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    if (at >= total) break;
+    out.set(part.subarray(0, total - at), at);
+    at += part.length;
+  }
+  return out;
 }

@@ -8,7 +8,6 @@ import type { PermissionReview } from "../../host/review.ts";
 import { chatOnce, CliClient, type DaemonTarget } from "./client.ts";
 import { HomeAgentError } from "../../../core/mod.ts";
 import type { ClientFrame, PluginAction } from "./protocol.ts";
-import { processIo, runRepl } from "./repl.ts";
 
 /** Where a command's lines go. */
 export interface CommandOutput {
@@ -38,6 +37,9 @@ export function chatCommand(
 ): Promise<number> {
   const images = (options.images ?? []).map((path) => resolve(path));
   return withClient(target, async (client) => {
+    // On first use: the REPL's node:readline and node:process would load Deno's `node:` layer
+    // into the daemon's start, which imports this module too.
+    const { processIo, runRepl } = await import("./repl.ts");
     if (text.trim() === "" && images.length === 0) return await runRepl(client, processIo());
     // A question during a one-shot chat is answered at the terminal, if there is one.
     const ask = Deno.stdin.isTerminal()

@@ -29,8 +29,54 @@ export const CLI_OPTIONS = {
   json: { type: "boolean" },
 } as const;
 
+/** The command line as parseArgs reads it (strict), the agent's own without it (below). */
+export function parseCommandLine(args: string[]) {
+  const parse = () => parseArgs({ args, allowPositionals: true, options: CLI_OPTIONS });
+  return (readAgentArgs(args) as ReturnType<typeof parse> | undefined) ?? parse();
+}
+
+/** What readAgentArgs reads: parseArgs' `values` and `positionals` for that line. */
+export interface AgentArgs {
+  values: { home: string; agent: true; failback?: true; port?: string; host?: string };
+  positionals: ["serve"];
+}
+
+/**
+ * The agent's command line as the guard writes it (agentArgs: `serve --home H --agent
+ * [--failback] [--port P] [--host H]`), read as parseArgs reads it; undefined for anything
+ * else, which goes to parseArgs. So the agent's start loads no node:util: with node:sqlite it
+ * would be the one `node:` module there, and the first costs ~25 ms (docs/benchmarks.md).
+ */
+export function readAgentArgs(args: readonly string[]): AgentArgs | undefined {
+  const home = args[2];
+  if (args[0] !== "serve" || args[1] !== "--home" || !isValue(home) || args[3] !== "--agent") {
+    return undefined;
+  }
+  // A null prototype, as parseArgs makes its values.
+  const values: AgentArgs["values"] = Object.assign(Object.create(null), { home, agent: true });
+  let i = 4;
+  if (args[i] === "--failback") {
+    values.failback = true;
+    i++;
+  }
+  for (const flag of ["port", "host"] as const) {
+    if (args[i] !== `--${flag}`) continue;
+    const value = args[i + 1];
+    if (!isValue(value)) return undefined;
+    values[flag] = value;
+    i += 2;
+  }
+  return i === args.length ? { values, positionals: ["serve"] } : undefined;
+}
+
+/** A flag's value parseArgs takes as it is (not empty, not like a flag). */
+function isValue(value: string | undefined): value is string {
+  return value !== undefined && value !== "" && !value.startsWith("-");
+}
+
 /** Whether `args` run the guard: `serve` without `--agent` (help and version aside). */
 export function isGuard(args: string[]): boolean {
+  if (readAgentArgs(args)) return false;
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
