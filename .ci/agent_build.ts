@@ -40,7 +40,8 @@ const KEEP = 3;
  * chunk carries: `require` gets node:module on its first call (a package's built-in, on first
  * use), so the agent's start loads none of Deno's `node:` layer but node:sqlite (below).
  */
-export const AGENT_BANNER = `const __homeagentSelf = import.meta.url;
+export const AGENT_BANNER =
+  `const __homeagentSelf = import.meta.url.startsWith("file:") ? import.meta.url : "file:///homeagent/worker.js";
 let __homeagentRequire;
 function require(id) {
   __homeagentRequire ??= globalThis.process.getBuiltinModule("node:module").createRequire(__homeagentSelf);

@@ -1,6 +1,7 @@
 /**
  * The agent build's `node:` stand-ins (.ci/agent_node/, aliased by .ci/agent_build.ts on POSIX)
- * answer as Deno's node:path, node:url, node:os and node:util do, on random paths and URLs.
+ * answer as Deno's node:path, node:url, node:os and node:util do, on random paths and URLs; and
+ * the chunks' banner gives packages a working `require` without importing node:module.
  */
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
@@ -12,6 +13,7 @@ import * as path from "../../.ci/agent_node/path.ts";
 import * as url from "../../.ci/agent_node/url.ts";
 import * as os from "../../.ci/agent_node/os.ts";
 import { parseArgs } from "../../.ci/agent_node/util.ts";
+import { AGENT_BANNER } from "../../.ci/agent_build.ts";
 
 const part = fc.constantFrom(
   "",
@@ -75,4 +77,23 @@ Deno.test("the agent's node:os and node:util answer as theirs do", () => {
     parseArgs({ args, options, allowPositionals: true }),
     nodeParseArgs({ args, options, allowPositionals: true }),
   );
+});
+
+Deno.test("the agent chunks' require loads a built-in on its first call", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-agent-banner-" });
+  try {
+    const file = `${dir}/chunk.js`;
+    await Deno.writeTextFile(
+      file,
+      `${AGENT_BANNER}\nexport const joined = require("node:path").join("a", "..", "b");\n` +
+        `export const events = typeof require("node:events").EventEmitter;\n` +
+        `export const here = [__filename, __dirname];\n`,
+    );
+    const chunk = await import(nodeUrl.pathToFileURL(file).href);
+    assert.equal(chunk.joined, "b");
+    assert.equal(chunk.events, "function");
+    assert.deepEqual(chunk.here, [file, `${dir}/`]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
