@@ -68,41 +68,51 @@ function wireMessage(message: ChatMessage) {
   }
 }
 
-const WireUsage = z.object({
-  prompt_tokens: z.number().nullish(),
-  completion_tokens: z.number().nullish(),
-  prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
-});
+const WireUsage = z.lazy(() =>
+  z.object({
+    prompt_tokens: z.number().nullish(),
+    completion_tokens: z.number().nullish(),
+    prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
+  })
+);
 
-const WireToolCall = z.object({
-  index: z.number().int().nonnegative().nullish(),
-  id: z.string().nullish(),
-  function: z.object({
-    name: z.string().nullish(),
-    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
-  }).nullish(),
-});
+const WireToolCall = z.lazy(() =>
+  z.object({
+    index: z.number().int().nonnegative().nullish(),
+    id: z.string().nullish(),
+    function: z.object({
+      name: z.string().nullish(),
+      arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
+    }).nullish(),
+  })
+);
 
 /** A completion's `message` or a chunk's `delta`. */
-const WirePart = z.object({
-  content: z.string().nullish(),
-  "reasoning_content": z.string().nullish(),
-  reasoning: z.string().nullish(),
-  "tool_calls": z.array(WireToolCall).nullish(),
-});
+const WirePart = z.lazy(() =>
+  z.object({
+    content: z.string().nullish(),
+    "reasoning_content": z.string().nullish(),
+    reasoning: z.string().nullish(),
+    "tool_calls": z.array(WireToolCall).nullish(),
+  })
+);
 
 const finishReasonField = { "finish_reason": z.string().nullish() };
 
-const WireCompletion = z.object({
-  model: z.string().nullish(),
-  choices: z.array(z.object({ message: WirePart.nullish(), ...finishReasonField })).nullish(),
-  usage: WireUsage.nullish(),
-});
+const WireCompletion = z.lazy(() =>
+  z.object({
+    model: z.string().nullish(),
+    choices: z.array(z.object({ message: WirePart.nullish(), ...finishReasonField })).nullish(),
+    usage: WireUsage.nullish(),
+  })
+);
 
 /** A stream chunk: a completion whose choices hold a `delta`. */
-const WireChunk = WireCompletion.extend({
-  choices: z.array(z.object({ delta: WirePart.nullish(), ...finishReasonField })).nullish(),
-});
+const WireChunk = z.lazy(() =>
+  WireCompletion.unwrap().extend({
+    choices: z.array(z.object({ delta: WirePart.nullish(), ...finishReasonField })).nullish(),
+  })
+);
 
 /** Parse a non-streamed answer body. Throws ProviderError (malformed, or the reported error). */
 export function parseCompletion(

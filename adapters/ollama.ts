@@ -27,25 +27,27 @@ export interface OllamaProviderOptions extends NativeClientOptions {
   source: SourceConfig;
 }
 
-const WireLine = z.object({
-  model: z.string().nullish(),
-  message: z.object({
-    content: z.string().nullish(),
-    thinking: z.string().nullish(),
-    tool_calls: z.array(z.object({
-      id: z.string().nullish(),
-      function: z.object({
-        name: z.string(),
-        arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).nullish(),
-      }),
-    })).nullish(),
-  }).nullish(),
-  done: z.boolean().nullish(),
-  done_reason: z.string().nullish(),
-  prompt_eval_count: z.number().nullish(),
-  eval_count: z.number().nullish(),
-  error: z.string().nullish(),
-});
+const WireLine = z.lazy(() =>
+  z.object({
+    model: z.string().nullish(),
+    message: z.object({
+      content: z.string().nullish(),
+      thinking: z.string().nullish(),
+      tool_calls: z.array(z.object({
+        id: z.string().nullish(),
+        function: z.object({
+          name: z.string(),
+          arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).nullish(),
+        }),
+      })).nullish(),
+    }).nullish(),
+    done: z.boolean().nullish(),
+    done_reason: z.string().nullish(),
+    prompt_eval_count: z.number().nullish(),
+    eval_count: z.number().nullish(),
+    error: z.string().nullish(),
+  })
+);
 type WireLine = z.infer<typeof WireLine>;
 
 /** A Provider over a local (or remote) Ollama server. */

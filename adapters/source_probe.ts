@@ -97,20 +97,24 @@ export function probeFailure(error: unknown): ProbeFailure {
   };
 }
 
-const OpenAIList = z.object({ data: z.array(z.object({ id: z.string() })) });
-const AnthropicList = z.object({
-  data: z.array(z.object({ id: z.string() })),
-  has_more: z.boolean().optional(),
-  last_id: z.string().nullish(),
-});
-const GeminiList = z.object({
-  models: z.array(z.object({
-    name: z.string(),
-    supportedGenerationMethods: z.array(z.string()).optional(),
-  })).optional(),
-  nextPageToken: z.string().optional(),
-});
-const OllamaTags = z.object({ models: z.array(z.object({ name: z.string() })) });
+const OpenAIList = z.lazy(() => z.object({ data: z.array(z.object({ id: z.string() })) }));
+const AnthropicList = z.lazy(() =>
+  z.object({
+    data: z.array(z.object({ id: z.string() })),
+    has_more: z.boolean().optional(),
+    last_id: z.string().nullish(),
+  })
+);
+const GeminiList = z.lazy(() =>
+  z.object({
+    models: z.array(z.object({
+      name: z.string(),
+      supportedGenerationMethods: z.array(z.string()).optional(),
+    })).optional(),
+    nextPageToken: z.string().optional(),
+  })
+);
+const OllamaTags = z.lazy(() => z.object({ models: z.array(z.object({ name: z.string() })) }));
 
 /** One page of a listing: names, and the query that fetches the next page if there is one. */
 interface Page {

@@ -12,49 +12,57 @@ import type { WebDeps } from "./ports.ts";
 import { errorResponse, notWired } from "./_http.ts";
 
 /** One logged turn as `GET /api/v1/chat/history` and the boot block carry it. */
-const HistoryTurnSchema = z.object({
-  turnId: z.string(),
-  source: z.string(),
-  channel: z.string(),
-  sender: z.string().optional(),
-  input: z.string(),
-  reply: z.string(),
-  inputAt: z.number(),
-  replyAt: z.number(),
-  status: z.string().optional(),
-  tools: z.array(z.object({ name: z.string(), ok: z.boolean() })).optional(),
-  sent: z.array(z.object({ channel: z.string(), text: z.string() })).optional(),
-});
+const HistoryTurnSchema = z.lazy(() =>
+  z.object({
+    turnId: z.string(),
+    source: z.string(),
+    channel: z.string(),
+    sender: z.string().optional(),
+    input: z.string(),
+    reply: z.string(),
+    inputAt: z.number(),
+    replyAt: z.number(),
+    status: z.string().optional(),
+    tools: z.array(z.object({ name: z.string(), ok: z.boolean() })).optional(),
+    sent: z.array(z.object({ channel: z.string(), text: z.string() })).optional(),
+  })
+);
 
 /** A page of history: the answer of `GET /api/v1/chat/history` and the boot block's `history`. */
-export const HistoryPageSchema = z.object({
-  turns: z.array(HistoryTurnSchema),
-  before: z.string().optional(),
-});
+export const HistoryPageSchema = z.lazy(() =>
+  z.object({
+    turns: z.array(HistoryTurnSchema),
+    before: z.string().optional(),
+  })
+);
 
-const QuestionSchema = z.object({
-  id: z.string(),
-  plugin: z.string(),
-  title: z.string(),
-  detail: z.string(),
-  turnId: z.string().optional(),
-  askedAt: z.number(),
-  expiresAt: z.number(),
-});
+const QuestionSchema = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    plugin: z.string(),
+    title: z.string(),
+    detail: z.string(),
+    turnId: z.string().optional(),
+    askedAt: z.number(),
+    expiresAt: z.number(),
+  })
+);
 
 /** The boot block; each part absent when the page should ask the API for it. */
-export const BootSchema = z.object({
-  /** The newest page, or the error body the history route would answer. */
-  history: z.union([
-    HistoryPageSchema,
-    z.object({ error: z.object({ code: z.string(), message: z.string() }) }),
-  ]),
-  /** True when no LLM source is configured (the page opens on #setup). */
-  setupNeeded: z.boolean().optional(),
-  questions: z.array(QuestionSchema).optional(),
-  /** The SSE id the rest was read at: the page's stream replays what came after it. */
-  eventId: z.number().int().nonnegative(),
-});
+export const BootSchema = z.lazy(() =>
+  z.object({
+    /** The newest page, or the error body the history route would answer. */
+    history: z.union([
+      HistoryPageSchema,
+      z.object({ error: z.object({ code: z.string(), message: z.string() }) }),
+    ]),
+    /** True when no LLM source is configured (the page opens on #setup). */
+    setupNeeded: z.boolean().optional(),
+    questions: z.array(QuestionSchema).optional(),
+    /** The SSE id the rest was read at: the page's stream replays what came after it. */
+    eventId: z.number().int().nonnegative(),
+  })
+);
 /** The boot block's data. */
 export type Boot = z.infer<typeof BootSchema>;
 

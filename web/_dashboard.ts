@@ -17,20 +17,24 @@ import { HttpError, notWired, parseBody } from "./_http.ts";
 /** The .hmap upload route (it has a larger body limit). */
 export const UPLOAD_PATH = "/api/v1/plugins/upload";
 
-const SettingBody = z.union([
-  z.object({ value: z.unknown() }).refine((b) => "value" in b, "value is required"),
-  z.object({ text: z.string().max(100_000) }),
-  z.object({ unset: z.literal(true) }),
-]);
-const KnowledgeBody = z.object({
-  name: z.string().superRefine((name, ctx) => {
-    const why = namePathProblem(name);
-    if (why) ctx.addIssue({ code: "custom", message: `invalid knowledge name: ${why}` });
-  }),
-  content: z.string().min(1).max(500_000),
-});
+const SettingBody = z.lazy(() =>
+  z.union([
+    z.object({ value: z.unknown() }).refine((b) => "value" in b, "value is required"),
+    z.object({ text: z.string().max(100_000) }),
+    z.object({ unset: z.literal(true) }),
+  ])
+);
+const KnowledgeBody = z.lazy(() =>
+  z.object({
+    name: z.string().superRefine((name, ctx) => {
+      const why = namePathProblem(name);
+      if (why) ctx.addIssue({ code: "custom", message: `invalid knowledge name: ${why}` });
+    }),
+    content: z.string().min(1).max(500_000),
+  })
+);
 
-const KnowledgeEdit = z.object({ content: z.string().min(1).max(500_000) });
+const KnowledgeEdit = z.lazy(() => z.object({ content: z.string().min(1).max(500_000) }));
 
 /** The type the settings page edits a key as, from its default. */
 export function settingType(entry: ConfigEntry): "boolean" | "number" | "string" | "json" {

@@ -28,7 +28,7 @@ export interface WebEnv {
   Variables: { gone: AbortSignal };
 }
 
-const LoginBody = z.object({ token: z.string().max(200) });
+const LoginBody = z.lazy(() => z.object({ token: z.string().max(200) }));
 
 /** What the login page is told about a failed `/?token=` link (see `loginPage`). */
 export type LoginNotice = "wrong" | "throttled" | "cross_site";

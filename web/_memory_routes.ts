@@ -9,28 +9,32 @@ import type { GraphRecall } from "../core/mod.ts";
 import type { MemoryPort, WebDeps } from "./ports.ts";
 import { HttpError, notWired, parseBody, parseQuery } from "./_http.ts";
 
-const ForgetBody = z.object({ name: z.string().min(1).max(1000) });
-const RelationBody = z.object({
-  type: z.string().min(1).max(200).optional(),
-  target: z.string().min(1).max(500).optional(),
-  confidence: z.number().min(0).max(1).optional(),
-  status: z.enum(["active", "deleted"]).optional(),
-  close: z.boolean().optional(),
-  reopen: z.boolean().optional(),
-}).refine((b) => !(b.close && b.reopen), "close and reopen exclude each other");
+const ForgetBody = z.lazy(() => z.object({ name: z.string().min(1).max(1000) }));
+const RelationBody = z.lazy(() =>
+  z.object({
+    type: z.string().min(1).max(200).optional(),
+    target: z.string().min(1).max(500).optional(),
+    confidence: z.number().min(0).max(1).optional(),
+    status: z.enum(["active", "deleted"]).optional(),
+    close: z.boolean().optional(),
+    reopen: z.boolean().optional(),
+  }).refine((b) => !(b.close && b.reopen), "close and reopen exclude each other")
+);
 
 /** A time in a query: milliseconds since 1970, or an ISO date or date-time. */
-const Instant = z.string().max(40).transform((text, ctx) => {
-  const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-  if (!Number.isSafeInteger(ms) || ms < 0) {
-    ctx.addIssue({
-      code: "custom",
-      message: `expected ms since 1970 or an ISO date, not "${text}"`,
-    });
-    return z.NEVER;
-  }
-  return ms;
-});
+const Instant = z.lazy(() =>
+  z.string().max(40).transform((text, ctx) => {
+    const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+    if (!Number.isSafeInteger(ms) || ms < 0) {
+      ctx.addIssue({
+        code: "custom",
+        message: `expected ms since 1970 or an ISO date, not "${text}"`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  })
+);
 
 /** A count in a query, clamped into its bounds (a page asking for too many gets the most). */
 const limit = (fallback: number, max: number) =>
@@ -41,17 +45,21 @@ const limit = (fallback: number, max: number) =>
       : Math.min(max, Math.max(1, Math.trunc(n)));
   });
 
-const GraphQuery = z.object({
-  q: z.string().max(1000).default(""),
-  limit: limit(150, 500),
-  types: z.string().max(2000).optional().transform((text) =>
-    text?.split(",").map((t) => t.trim().toLowerCase()).filter((t) => t !== "")
-  ),
-  at: Instant.optional(),
-  since: Instant.optional(),
-});
+const GraphQuery = z.lazy(() =>
+  z.object({
+    q: z.string().max(1000).default(""),
+    limit: limit(150, 500),
+    types: z.string().max(2000).optional().transform((text) =>
+      text?.split(",").map((t) => t.trim().toLowerCase()).filter((t) => t !== "")
+    ),
+    at: Instant.optional(),
+    since: Instant.optional(),
+  })
+);
 
-const ListQuery = z.object({ q: z.string().max(1000).default(""), limit: limit(50, 500) });
+const ListQuery = z.lazy(() =>
+  z.object({ q: z.string().max(1000).default(""), limit: limit(50, 500) })
+);
 
 /** Document ids are the store's own: letters, digits, `-` and `_`. */
 const DOCUMENT_ID = /^[A-Za-z0-9_-]{1,128}$/;

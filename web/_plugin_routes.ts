@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { WebDeps } from "./ports.ts";
 import { HttpError, notWired, parseBody } from "./_http.ts";
 
-const AnswerBody = z.object({ approve: z.boolean() });
+const AnswerBody = z.lazy(() => z.object({ approve: z.boolean() }));
 
 /** Mount the question and plugin routes on `app` (before the dashboard's plugin routes). */
 export function mountPluginRoutes<E extends Env>(app: Hono<E>, deps: WebDeps): void {

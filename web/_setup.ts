@@ -14,35 +14,41 @@ import { sseFrame } from "./event_hub.ts";
 /** The name a source is saved under when the page gives none. */
 export const DEFAULT_SOURCE_NAME = "main";
 
-const httpUrl = z.string().max(2000).refine((text) => {
-  try {
-    return ["http:", "https:"].includes(new URL(text).protocol);
-  } catch {
-    return false;
-  }
-}, "expected an http:// or https:// URL");
+const httpUrl = z.lazy(() =>
+  z.string().max(2000).refine((text) => {
+    try {
+      return ["http:", "https:"].includes(new URL(text).protocol);
+    } catch {
+      return false;
+    }
+  }, "expected an http:// or https:// URL")
+);
 
 /** A source as the setup screen sends it (the fields of its config keys). */
-const SourceDraft = z.object({
-  name: z.string().regex(/^[a-z0-9_-]{1,40}$/, "expected 1-40 of a-z, 0-9, _ and -")
-    .refine((name) => name !== "env", '"env" is the environment\'s source')
-    .default(DEFAULT_SOURCE_NAME),
-  adapter: z.string().regex(/^(lua:)?[a-z0-9_-]{1,40}$/, 'expected an adapter such as "openai"'),
-  baseUrl: httpUrl,
-  apiKey: z.string().max(4096).optional(),
-  model: z.string().trim().max(200).default(""),
-});
+const SourceDraft = z.lazy(() =>
+  z.object({
+    name: z.string().regex(/^[a-z0-9_-]{1,40}$/, "expected 1-40 of a-z, 0-9, _ and -")
+      .refine((name) => name !== "env", '"env" is the environment\'s source')
+      .default(DEFAULT_SOURCE_NAME),
+    adapter: z.string().regex(/^(lua:)?[a-z0-9_-]{1,40}$/, 'expected an adapter such as "openai"'),
+    baseUrl: httpUrl,
+    apiKey: z.string().max(4096).optional(),
+    model: z.string().trim().max(200).default(""),
+  })
+);
 type SourceDraft = z.infer<typeof SourceDraft>;
 
 const WithModel = SourceDraft.refine((d) => d.model !== "", {
   message: "choose a model",
   path: ["model"],
 });
-const PersonaBody = z.object({ text: z.string().trim().min(1).max(100_000) });
-const InstallBody = z.object({
-  name: z.string().min(1).max(64).optional(),
-  from: z.string().min(1).max(4096).optional(),
-});
+const PersonaBody = z.lazy(() => z.object({ text: z.string().trim().min(1).max(100_000) }));
+const InstallBody = z.lazy(() =>
+  z.object({
+    name: z.string().min(1).max(64).optional(),
+    from: z.string().min(1).max(4096).optional(),
+  })
+);
 
 /** Mount the setup routes on `app`. */
 export function mountSetup<E extends Env>(app: Hono<E>, deps: WebDeps): void {

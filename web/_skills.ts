@@ -8,11 +8,13 @@ import { z } from "zod";
 import type { WebDeps } from "./ports.ts";
 import { HttpError, parseBody } from "./_http.ts";
 
-const InstallBody = z.object({
-  source: z.string().min(1).max(300),
-  /** The integrity the review answered; absent: only review. */
-  confirm: z.string().min(1).max(200).optional(),
-});
+const InstallBody = z.lazy(() =>
+  z.object({
+    source: z.string().min(1).max(300),
+    /** The integrity the review answered; absent: only review. */
+    confirm: z.string().min(1).max(200).optional(),
+  })
+);
 
 /** Mount /api/v1/skills. */
 export function mountSkills<E extends Env>(app: Hono<E>, deps: WebDeps): void {

@@ -30,15 +30,17 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Largest .hmap upload. */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
-const ChatBody = z.object({
-  text: z.string().max(100_000),
-  channel: z.string().regex(/^[a-z0-9_]{1,40}$/).optional(),
-  /** Digests of images uploaded to /api/v1/media before. */
-  media: z.array(z.string()).max(64).optional(),
-}).refine((b) => b.text.trim() !== "" || (b.media?.length ?? 0) > 0, {
-  message: "Too small: expected text or media",
-  path: ["text"],
-});
+const ChatBody = z.lazy(() =>
+  z.object({
+    text: z.string().max(100_000),
+    channel: z.string().regex(/^[a-z0-9_]{1,40}$/).optional(),
+    /** Digests of images uploaded to /api/v1/media before. */
+    media: z.array(z.string()).max(64).optional(),
+  }).refine((b) => b.text.trim() !== "" || (b.media?.length ?? 0) > 0, {
+    message: "Too small: expected text or media",
+    path: ["text"],
+  })
+);
 
 /** Options of createApp besides the ports. */
 export interface CreateAppOptions {

@@ -105,19 +105,25 @@ export function openAIError(
   return { status, body, headers: kind?.retry === false ? { "x-should-retry": "false" } : {} };
 }
 
-const Part = z.object({ type: z.string(), text: z.string().optional() }).passthrough();
-const Message = z.object({
-  role: z.enum(["system", "developer", "user", "assistant", "tool"]),
-  content: z.union([z.string(), z.array(Part), z.null()]).optional(),
-  name: z.string().optional(),
-}).passthrough();
-const CompletionBody = z.object({
-  model: z.string().max(200).optional(),
-  messages: z.array(Message).min(1).max(500),
-  stream: z.boolean().nullish(),
-  stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
-  remember: z.boolean().optional(),
-}).passthrough();
+const Part = z.lazy(() =>
+  z.object({ type: z.string(), text: z.string().optional() }).passthrough()
+);
+const Message = z.lazy(() =>
+  z.object({
+    role: z.enum(["system", "developer", "user", "assistant", "tool"]),
+    content: z.union([z.string(), z.array(Part), z.null()]).optional(),
+    name: z.string().optional(),
+  }).passthrough()
+);
+const CompletionBody = z.lazy(() =>
+  z.object({
+    model: z.string().max(200).optional(),
+    messages: z.array(Message).min(1).max(500),
+    stream: z.boolean().nullish(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
+    remember: z.boolean().optional(),
+  }).passthrough()
+);
 type CompletionBody = z.infer<typeof CompletionBody>;
 
 function contentOf(message: CompletionBody["messages"][number]): string {

@@ -103,7 +103,7 @@ export function buildResident(
   };
 }
 
-const REPORT = z.object({ text: z.string().min(1) });
+const REPORT = () => z.object({ text: z.string().min(1) });
 
 function reportTool(name: string, report: (text: string) => boolean): RegisteredTool {
   return defineTool({

@@ -118,12 +118,13 @@ export function spawnChildTool(options: SpawnChildToolOptions): RegisteredTool {
     description: "Spawn a one-shot child agent that does one self-contained task with your " +
       "tools (it cannot spawn agents itself) and returns its final answer. Bounded by " +
       `max_turns model calls (default ${CHILD_MAX_TURNS.default}); cancelled if you are stopped.`,
-    input: z.object({
-      task: z.string().min(1).describe("The task, self-contained"),
-      instructions: z.string().optional().describe("How the child should work (optional)"),
-      max_turns: z.int().min(CHILD_MAX_TURNS.min).max(CHILD_MAX_TURNS.max).optional()
-        .describe(`Most model calls of the child (default ${CHILD_MAX_TURNS.default})`),
-    }),
+    input: () =>
+      z.object({
+        task: z.string().min(1).describe("The task, self-contained"),
+        instructions: z.string().optional().describe("How the child should work (optional)"),
+        max_turns: z.int().min(CHILD_MAX_TURNS.min).max(CHILD_MAX_TURNS.max).optional()
+          .describe(`Most model calls of the child (default ${CHILD_MAX_TURNS.default})`),
+      }),
     timeoutMs: CHILD_TIMEOUT_MS,
     handler: async (args, context): Promise<ToolResult> => {
       const reply = await runChild(args.task, {

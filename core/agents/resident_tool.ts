@@ -9,17 +9,18 @@ import { RESIDENT_AGENTS_TOOL } from "./children.ts";
 const ACTIONS = ["list", "create", "send", "inspect", "compress", "reclaim", "destroy"] as const;
 type Action = typeof ACTIONS[number];
 
-const INPUT = z.object({
-  action: z.enum(ACTIONS),
-  name: z.string().regex(/^[a-z0-9_-]{1,32}$/).optional().describe("Resident name"),
-  instructions: z.string().optional().describe("create: its persona and standing orders"),
-  text: z.string().optional().describe("send: the task"),
-  residual: z.enum(["keep", "drop"]).optional()
-    .describe('reclaim/destroy: unfinished tasks, "keep" (default) or "drop"'),
-  keep: z.int().min(0).max(50).optional()
-    .describe("compress: newest events kept verbatim (default 4)"),
-});
-type Args = z.output<typeof INPUT>;
+const INPUT = () =>
+  z.object({
+    action: z.enum(ACTIONS),
+    name: z.string().regex(/^[a-z0-9_-]{1,32}$/).optional().describe("Resident name"),
+    instructions: z.string().optional().describe("create: its persona and standing orders"),
+    text: z.string().optional().describe("send: the task"),
+    residual: z.enum(["keep", "drop"]).optional()
+      .describe('reclaim/destroy: unfinished tasks, "keep" (default) or "drop"'),
+    keep: z.int().min(0).max(50).optional()
+      .describe("compress: newest events kept verbatim (default 4)"),
+  });
+type Args = z.output<ReturnType<typeof INPUT>>;
 
 /** Arguments each action needs besides `action`. */
 const NEEDS: Record<Action, ("name" | "instructions" | "text")[]> = {

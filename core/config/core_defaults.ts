@@ -18,17 +18,23 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-const baseUrl = z.string().refine(
-  (v) => v === "" || isHttpUrl(v),
-  "expected an http:// or https:// URL",
+const baseUrl = z.lazy(() =>
+  z.string().refine(
+    (v) => v === "" || isHttpUrl(v),
+    "expected an http:// or https:// URL",
+  )
 );
-const sourceOrder = z.string().refine(
-  (v) => parseOrder(v).every((name) => NAME.test(name)),
-  "expected a comma-separated list of source names",
+const sourceOrder = z.lazy(() =>
+  z.string().refine(
+    (v) => parseOrder(v).every((name) => NAME.test(name)),
+    "expected a comma-separated list of source names",
+  )
 );
-const adapterName = z.string().refine(
-  (v) => /^(lua:)?[a-z0-9_-]+$/.test(v),
-  'expected an adapter name such as "openai", "anthropic" or "lua:openai"',
+const adapterName = z.lazy(() =>
+  z.string().refine(
+    (v) => /^(lua:)?[a-z0-9_-]+$/.test(v),
+    'expected an adapter name such as "openai", "anthropic" or "lua:openai"',
+  )
 );
 
 /**
@@ -142,22 +148,26 @@ export function registerCoreDefaults(registry: ConfigRegistry): void {
   registerSourcePatterns(registry);
 }
 
-const toolNames = z.string().refine(
-  (v) =>
-    v.split(",").map((n) => n.trim()).every((n) => n === "" || /^[a-zA-Z0-9_-]{1,64}$/.test(n)),
-  "expected a comma-separated list of tool names",
+const toolNames = z.lazy(() =>
+  z.string().refine(
+    (v) =>
+      v.split(",").map((n) => n.trim()).every((n) => n === "" || /^[a-zA-Z0-9_-]{1,64}$/.test(n)),
+    "expected a comma-separated list of tool names",
+  )
 );
 
-const shares = z.string().refine(
-  (v) => {
-    try {
-      parseSectionShares(v);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  "expected <section>=<percent>,… over persona, graph, documents, knowledge, skills, other, timeline, adding up to at most 100",
+const shares = z.lazy(() =>
+  z.string().refine(
+    (v) => {
+      try {
+        parseSectionShares(v);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    "expected <section>=<percent>,… over persona, graph, documents, knowledge, skills, other, timeline, adding up to at most 100",
+  )
 );
 
 /** The tool catalog's and the prompt budget's settings (issue 16, docs/configuration.md). */

@@ -12,8 +12,13 @@ export interface ToolSpec<S extends z.ZodObject>
   extends Omit<ToolDef, "parameters" | "handler" | "check"> {
   /** Owning plugin; default "core". */
   plugin?: string;
-  /** The arguments object. Unknown keys are dropped (z.object) unless it is a z.strictObject. */
-  input: S;
+  /**
+   * The arguments object. Unknown keys are dropped (z.object) unless it is a z.strictObject.
+   * Best given as a function that builds it: called on the tool's first use (a call, or the
+   * first request that sends it), since building the ~80 tools' schemas at every start cost
+   * zod ~10 ms of it (docs/benchmarks.md).
+   */
+  input: S | (() => S);
   /** Called with the arguments parsed by `input` (defaults applied, transforms run). */
   handler(
     args: z.output<S>,
@@ -26,9 +31,11 @@ export interface ToolSpec<S extends z.ZodObject>
  * before_toolcall stage rewrote them) and answers bad ones with an error result.
  */
 export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): RegisteredTool {
-  const { input, handler, plugin, ...rest } = spec;
+  const { input: given, handler, plugin, ...rest } = spec;
+  let built: S | undefined;
+  const input = () => built ??= typeof given === "function" ? given() : given;
   const check = (args: Record<string, unknown>) => {
-    const parsed = input.safeParse(args, { error: missingAsRequired });
+    const parsed = input().safeParse(args, { error: missingAsRequired });
     return parsed.success ? undefined : issuesText(parsed.error.issues);
   };
   return {
@@ -37,11 +44,11 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Registered
     // Derived on first use (the first request that sends the tool): converting the ~80 tools
     // the daemon registers cost ~25 ms of every start (docs/benchmarks.md).
     get parameters() {
-      return toolJsonSchema(input);
+      return toolJsonSchema(input());
     },
     check,
     handler: (args, context) => {
-      const parsed = input.safeParse(args, { error: missingAsRequired });
+      const parsed = input().safeParse(args, { error: missingAsRequired });
       if (!parsed.success) {
         const problems = issuesText(parsed.error.issues);
         return { content: `Invalid arguments for "${spec.name}": ${problems}`, isError: true };

@@ -123,7 +123,7 @@ function sendTool(channel: OutputChannel): RegisteredTool {
   });
 }
 
-const NO_ARGUMENTS = z.object({});
+const NO_ARGUMENTS = () => z.object({});
 
 function helpTool(channel: OutputChannel): RegisteredTool {
   return defineTool({

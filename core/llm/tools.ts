@@ -31,21 +31,22 @@ const FIELDS = [
   ["audio", "audio"],
 ] as const;
 
-const NO_ARGUMENTS = z.object({});
+const NO_ARGUMENTS = () => z.object({});
 
-const SET_SOURCE = z.object({
-  name: z.string().regex(/^[A-Za-z0-9_-]+$/).describe("Source name"),
-  primary: z.boolean().optional().describe("Try this source first from now on"),
-  model: z.string().optional(),
-  adapter: z.string().optional(),
-  base_url: z.string().optional(),
-  enabled: z.boolean().optional(),
-  context_window: z.int().min(0).optional(),
-  max_concurrent: z.int().min(1).optional(),
-  daily_token_cap: z.int().min(0).optional(),
-  vision: z.boolean().optional(),
-  audio: z.boolean().optional(),
-});
+const SET_SOURCE = () =>
+  z.object({
+    name: z.string().regex(/^[A-Za-z0-9_-]+$/).describe("Source name"),
+    primary: z.boolean().optional().describe("Try this source first from now on"),
+    model: z.string().optional(),
+    adapter: z.string().optional(),
+    base_url: z.string().optional(),
+    enabled: z.boolean().optional(),
+    context_window: z.int().min(0).optional(),
+    max_concurrent: z.int().min(1).optional(),
+    daily_token_cap: z.int().min(0).optional(),
+    vision: z.boolean().optional(),
+    audio: z.boolean().optional(),
+  });
 
 /** `llm_list_sources` and `llm_set_source`, owned by plugin "core". */
 export function llmTools(options: LlmToolsOptions): RegisteredTool[] {

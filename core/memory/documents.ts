@@ -139,10 +139,11 @@ export function documentTools(store: DocumentStore, context: ColdStorageSink): R
       description:
         "Search document memory (older conversations, saved notes); what it finds moves back " +
         "into your working context at its time.",
-      input: z.object({
-        query: z.string().min(1),
-        k: z.int().min(1).max(20).optional().describe("most documents (5)"),
-      }),
+      input: () =>
+        z.object({
+          query: z.string().min(1),
+          k: z.int().min(1).max(20).optional().describe("most documents (5)"),
+        }),
       handler: async (args, ctx) => {
         const hits = await store.query(args.query, { k: args.k ?? 5, signal: ctx.signal });
         if (hits.length === 0) return "No matching documents.";
@@ -170,11 +171,12 @@ export function documentTools(store: DocumentStore, context: ColdStorageSink): R
     defineTool({
       name: "doc_commit",
       description: "Save a note to document memory for later recall.",
-      input: z.object({
-        content: z.string().min(1),
-        summary: z.string().optional(),
-        tags: z.array(z.string()).optional(),
-      }),
+      input: () =>
+        z.object({
+          content: z.string().min(1),
+          summary: z.string().optional(),
+          tags: z.array(z.string()).optional(),
+        }),
       handler: async (args) => {
         const result = await store.insert({
           content: args.content,

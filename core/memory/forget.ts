@@ -99,7 +99,7 @@ export function forgetTool(forgetter: MemoryForgetter): RegisteredTool {
     description: "Forget a name completely when the owner asks: its entity and every fact " +
       "touching it, and the name in documents, the working context, the conversation " +
       "log and the daemon's log; it is never stored again. Irreversible.",
-    input: z.object({ name: z.string().min(1).max(MAX_FORGET_NAME) }),
+    input: () => z.object({ name: z.string().min(1).max(MAX_FORGET_NAME) }),
     handler: async ({ name }) => {
       let checked: string;
       try {

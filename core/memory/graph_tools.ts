@@ -26,19 +26,21 @@ export interface GraphToolsOptions {
   forget?: MemoryForgetter;
 }
 
-const NAME = z.string().min(1).max(200);
-const CONFIDENCE = z.number().min(0).max(1);
+const NAME = z.lazy(() => z.string().min(1).max(200));
+const CONFIDENCE = z.lazy(() => z.number().min(0).max(1));
 
 // The descriptions are sent with every request to a small model (core.tools.always): each word
 // is paid on every call, so they say what a name does not.
-const TRIPLE = z.object({
-  subject: NAME.describe("e.g. a person's name"),
-  predicate: NAME.describe("e.g. lives_in, likes, 居住地"),
-  object: NAME.describe("entity or value"),
-  subject_type: z.string().optional().describe("person, place, thing, …"),
-  object_type: z.string().optional(),
-  confidence: CONFIDENCE.optional(),
-});
+const TRIPLE = z.lazy(() =>
+  z.object({
+    subject: NAME.describe("e.g. a person's name"),
+    predicate: NAME.describe("e.g. lives_in, likes, 居住地"),
+    object: NAME.describe("entity or value"),
+    subject_type: z.string().optional().describe("person, place, thing, …"),
+    object_type: z.string().optional(),
+    confidence: CONFIDENCE.optional(),
+  })
+);
 
 /** `memory_recall` and `memory_commit` over `graph`: the main graph, or a resident's overlay. */
 export function graphMemoryTools(
@@ -56,7 +58,7 @@ export function graphTools(store: GraphStore, options: GraphToolsOptions = {}): 
       name: "memory_merge",
       description: "Merge two entities that are the same thing: `drop` is folded into `keep` " +
         "(its facts move over, its name stays as an alias).",
-      input: z.object({ keep: NAME, drop: NAME }),
+      input: () => z.object({ keep: NAME, drop: NAME }),
       handler: async ({ keep, drop }) => {
         const result = await store.merge(keep, drop);
         return `Merged "${drop}" into "${result.entity.name}": ${result.moved} facts ` +
@@ -67,7 +69,7 @@ export function graphTools(store: GraphStore, options: GraphToolsOptions = {}): 
       name: "memory_purge",
       description: "Erase an entity completely: the node, every fact touching it and their " +
         "source sentences. Irreversible; use when asked to forget something.",
-      input: z.object({ name: NAME }),
+      input: () => z.object({ name: NAME }),
       handler: async ({ name }) => {
         const result = await store.purge(name);
         return `Erased "${name}": ${result.relations} facts and ${result.sentences} ` +
@@ -79,7 +81,7 @@ export function graphTools(store: GraphStore, options: GraphToolsOptions = {}): 
       name: "memory_delete_entity",
       description: "Retire an entity and all its facts: they leave recall but stay in history " +
         "(memory_recall with include_history). A later mention brings the entity back.",
-      input: z.object({ name: NAME }),
+      input: () => z.object({ name: NAME }),
       handler: async ({ name }) => {
         const result = await store.deleteEntity(name);
         return `Deleted "${name}" and ${result.relations} of its facts.`;
@@ -94,12 +96,13 @@ function recallTool(graph: GraphMemory, options: GraphToolsOptions): RegisteredT
     name: "memory_recall",
     description: "Recall knowledge-graph facts around the entities the keywords name (people, " +
       "places, topics); each shows its #id.",
-    input: z.object({
-      keywords: z.array(NAME).min(1).max(20),
-      depth: z.int().min(1).max(3).optional().describe("hops (2)"),
-      limit: z.int().min(1).max(200).optional().describe("most facts (30)"),
-      include_history: z.boolean().optional().describe("also superseded and deleted facts"),
-    }),
+    input: () =>
+      z.object({
+        keywords: z.array(NAME).min(1).max(20),
+        depth: z.int().min(1).max(3).optional().describe("hops (2)"),
+        limit: z.int().min(1).max(200).optional().describe("most facts (30)"),
+        include_history: z.boolean().optional().describe("also superseded and deleted facts"),
+      }),
     parallelSafe: true,
     noMemory: true,
     handler: async (args) => {
@@ -142,10 +145,11 @@ function commitTool(graph: GraphMemory, options: GraphToolsOptions): RegisteredT
       "up (a second pet is one more); only functional predicates (name, age, birthday, " +
       "lives_in/居住地, job/职业, works_at, spouse, born_in, …) keep one value, a new one " +
       "closing the old. memory_edit with close retires any other fact no longer true.",
-    input: z.object({
-      triples: z.array(TRIPLE).min(1).max(50),
-      sentence_text: z.string().max(2000).optional().describe("their source sentence"),
-    }),
+    input: () =>
+      z.object({
+        triples: z.array(TRIPLE).min(1).max(50),
+        sentence_text: z.string().max(2000).optional().describe("their source sentence"),
+      }),
     handler: async (args, ctx) => {
       const sentence = optionalString(args.sentence_text);
       const triples: Triple[] = [];
@@ -181,17 +185,18 @@ function commitTool(graph: GraphMemory, options: GraphToolsOptions): RegisteredT
 
 const RELATION_FIELDS = ["predicate", "object", "confidence", "status", "close"] as const;
 
-const EDIT = z.object({
-  entity: NAME.optional(),
-  relation_id: z.int().min(1).optional(),
-  name: NAME.optional(),
-  type: NAME.optional(),
-  predicate: NAME.optional(),
-  object: NAME.optional(),
-  confidence: CONFIDENCE.optional(),
-  status: z.enum(["active", "deleted"]).optional(),
-  close: z.boolean().optional().describe("Mark the fact as no longer true from now"),
-});
+const EDIT = () =>
+  z.object({
+    entity: NAME.optional(),
+    relation_id: z.int().min(1).optional(),
+    name: NAME.optional(),
+    type: NAME.optional(),
+    predicate: NAME.optional(),
+    object: NAME.optional(),
+    confidence: CONFIDENCE.optional(),
+    status: z.enum(["active", "deleted"]).optional(),
+    close: z.boolean().optional().describe("Mark the fact as no longer true from now"),
+  });
 
 function editTool(store: GraphStore): RegisteredTool {
   return defineTool({
@@ -213,7 +218,7 @@ function editTool(store: GraphStore): RegisteredTool {
 async function editEntity(
   store: GraphStore,
   entity: string,
-  args: z.output<typeof EDIT>,
+  args: z.output<ReturnType<typeof EDIT>>,
 ): Promise<string | ToolResult> {
   const stray = RELATION_FIELDS.filter((k) => args[k] !== undefined);
   if (stray.length > 0) return error(`${stray.join(", ")} apply to a relation, not an entity`);
@@ -230,7 +235,7 @@ async function editEntity(
 async function editRelation(
   store: GraphStore,
   id: number,
-  args: z.output<typeof EDIT>,
+  args: z.output<ReturnType<typeof EDIT>>,
 ): Promise<string | ToolResult> {
   const patch: RelationPatch = {
     type: optionalString(args.predicate),
@@ -250,7 +255,7 @@ function introspectTool(store: GraphStore): RegisteredTool {
   return defineTool({
     name: "memory_introspect",
     description: "Memory statistics: counts, the most mentioned entities, the newest facts.",
-    input: z.object({ top: z.int().min(1).max(50).optional() }),
+    input: () => z.object({ top: z.int().min(1).max(50).optional() }),
     parallelSafe: true,
     noMemory: true,
     handler: async (args) => {

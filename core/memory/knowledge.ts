@@ -92,10 +92,11 @@ export function knowledgeTools(kb: KnowledgeBase): RegisteredTool[] {
       name: "knowledge_search",
       description:
         "Search the knowledge base (curated notes in knowledge/<name>/content.md). Returns the best entries with their text.",
-      input: z.object({
-        query: z.string().min(1).describe("What to look for"),
-        k: z.int().min(1).max(10).optional().describe("Most entries (3)"),
-      }),
+      input: () =>
+        z.object({
+          query: z.string().min(1).describe("What to look for"),
+          k: z.int().min(1).max(10).optional().describe("Most entries (3)"),
+        }),
       parallelSafe: true,
       handler: async (args, ctx) => {
         const hits = await kb.search(args.query, { k: args.k ?? 3, signal: ctx.signal });
@@ -108,11 +109,12 @@ export function knowledgeTools(kb: KnowledgeBase): RegisteredTool[] {
       name: "knowledge_create",
       description:
         'Save a knowledge entry as knowledge/<name>/content.md (Markdown). Use "/" in the name for categories, e.g. "recipes/dumplings".',
-      input: z.object({
-        name: z.string().min(1).max(200),
-        content: z.string().min(1),
-        overwrite: z.boolean().optional().describe("Replace an existing entry (false)"),
-      }),
+      input: () =>
+        z.object({
+          name: z.string().min(1).max(200),
+          content: z.string().min(1),
+          overwrite: z.boolean().optional().describe("Replace an existing entry (false)"),
+        }),
       handler: async (args) => {
         try {
           const entry = await kb.create(args.name, args.content, {
@@ -128,7 +130,7 @@ export function knowledgeTools(kb: KnowledgeBase): RegisteredTool[] {
     defineTool({
       name: "knowledge_list",
       description: "List knowledge entries (name, title), optionally only one category.",
-      input: z.object({ category: z.string().optional().describe('e.g. "recipes"') }),
+      input: () => z.object({ category: z.string().optional().describe('e.g. "recipes"') }),
       parallelSafe: true,
       handler: async (args) => {
         const entries = await kb.list({ category: args.category });

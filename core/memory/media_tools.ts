@@ -12,15 +12,18 @@ import { errorMessage } from "../errors.ts";
 import { describeMedia, type MediaBlock, type MediaStore } from "./media.ts";
 import { MAX_ATTACHMENTS, type MediaOutbox } from "../kernel/media_turn.ts";
 
-const DIGEST = z.string().regex(/^[0-9a-f]{64}$/)
-  .describe("The image's sha256 digest (64 hex characters), as media_find shows it");
+const DIGEST = z.lazy(() =>
+  z.string().regex(/^[0-9a-f]{64}$/)
+    .describe("The image's sha256 digest (64 hex characters), as media_find shows it")
+);
 
-const FIND = z.object({
-  text: z.string().min(1).max(500).optional(),
-  like: DIGEST.optional(),
-  limit: z.int().min(1).max(20).optional(),
-});
-const ONE = z.object({ digest: DIGEST });
+const FIND = () =>
+  z.object({
+    text: z.string().min(1).max(500).optional(),
+    like: DIGEST.optional(),
+    limit: z.int().min(1).max(20).optional(),
+  });
+const ONE = () => z.object({ digest: DIGEST });
 
 function line(block: MediaBlock, score?: number): string {
   const said = block.sentences[0] ? ` — came with "${block.sentences[0].slice(0, 120)}"` : "";

@@ -14,8 +14,8 @@ export const PERSON_TYPE = "person";
 /** The predicate prefix of a trait relation. */
 export const TRAIT_PREFIX = "trait:";
 
-const NAME = z.string().min(1).max(200);
-const TRAIT = z.string().min(1).max(60).regex(/^[^:\s][^:]*$/);
+const NAME = z.lazy(() => z.string().min(1).max(200));
+const TRAIT = z.lazy(() => z.string().min(1).max(60).regex(/^[^:\s][^:]*$/));
 
 /** A person as `person_query` shows it. */
 export interface PersonProfile {
@@ -54,7 +54,7 @@ export function socialTools(store: GraphStore): RegisteredTool[] {
     defineTool({
       name: "person_query",
       description: "What memory holds about a person: traits, relationships, other facts.",
-      input: z.object({ name: NAME }),
+      input: () => z.object({ name: NAME }),
       parallelSafe: true,
       noMemory: true,
       handler: async ({ name }) => {
@@ -75,7 +75,7 @@ export function socialTools(store: GraphStore): RegisteredTool[] {
       name: "person_set_trait",
       description: 'Set a person\'s trait (e.g. trait "birthday" = "March 3"); a new value ' +
         "supersedes the old one, which stays in history.",
-      input: z.object({ person: NAME, trait: TRAIT, value: NAME }),
+      input: () => z.object({ person: NAME, trait: TRAIT, value: NAME }),
       handler: async (args, ctx) => {
         const trait = args.trait.trim();
         const result = await store.commit([{
@@ -94,7 +94,7 @@ export function socialTools(store: GraphStore): RegisteredTool[] {
       name: "person_relate",
       description: "Record a relationship between two persons, e.g. Ann —sister_of→ Bo. It is " +
         "added beside the relationships already known, never in place of one.",
-      input: z.object({ person: NAME, relation: NAME, other: NAME }),
+      input: () => z.object({ person: NAME, relation: NAME, other: NAME }),
       handler: async (args, ctx) => {
         await store.commit([{
           subject: args.person,
@@ -111,7 +111,7 @@ export function socialTools(store: GraphStore): RegisteredTool[] {
     defineTool({
       name: "person_network",
       description: "The people around a person: relationships up to `depth` hops (1–3).",
-      input: z.object({ name: NAME, depth: z.int().min(1).max(3).optional() }),
+      input: () => z.object({ name: NAME, depth: z.int().min(1).max(3).optional() }),
       parallelSafe: true,
       noMemory: true,
       handler: async (args) => {

@@ -12,16 +12,18 @@ import { pathExists } from "../home.ts";
 import { MANIFEST } from "./backup.ts";
 import { readTar, TarError } from "./tar.ts";
 
-const Manifest = z.object({
-  format: z.literal("homeagent-backup"),
-  version: z.literal(1),
-  createdAt: z.string(),
-  files: z.array(z.object({
-    path: z.string(),
-    size: z.number().int().min(0),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  })),
-});
+const Manifest = z.lazy(() =>
+  z.object({
+    format: z.literal("homeagent-backup"),
+    version: z.literal(1),
+    createdAt: z.string(),
+    files: z.array(z.object({
+      path: z.string(),
+      size: z.number().int().min(0),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    })),
+  })
+);
 
 /** What a restore did. */
 export interface RestoreReport {

@@ -5,21 +5,23 @@ import type { MemoryDocument, NewDocument, StoredVector, TextRedactor } from "..
 import { decodeVector, encodeVector } from "../stores/context.ts";
 import { writeFileAtomic } from "../home.ts";
 
-const DocJson = z.object({
-  id: z.string(),
-  hash: z.string(),
-  summary: z.string(),
-  content: z.string(),
-  tags: z.array(z.string()),
-  entities: z.array(z.string()),
-  source: z.string(),
-  created_at: z.number(),
-  updated_at: z.number(),
-  access_count: z.number(),
-  last_access: z.number().nullable(),
-  turn_ids: z.array(z.string()),
-  vector: z.object({ fingerprint: z.string(), data: z.string() }).nullable(),
-});
+const DocJson = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    hash: z.string(),
+    summary: z.string(),
+    content: z.string(),
+    tags: z.array(z.string()),
+    entities: z.array(z.string()),
+    source: z.string(),
+    created_at: z.number(),
+    updated_at: z.number(),
+    access_count: z.number(),
+    last_access: z.number().nullable(),
+    turn_ids: z.array(z.string()),
+    vector: z.object({ fingerprint: z.string(), data: z.string() }).nullable(),
+  })
+);
 
 /** A document file's content: the document, its content hash and its vector. */
 export interface DocRecord {

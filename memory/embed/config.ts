@@ -37,14 +37,16 @@ export interface EmbeddingConfig {
 
 const KINDS = ["hash", "static", "onnx", "http", "tfidf"] as const;
 
-const httpUrl = z.string().refine((v) => {
-  if (v === "") return true;
-  try {
-    return ["http:", "https:"].includes(new URL(v).protocol);
-  } catch {
-    return false;
-  }
-}, "expected an http:// or https:// URL");
+const httpUrl = z.lazy(() =>
+  z.string().refine((v) => {
+    if (v === "") return true;
+    try {
+      return ["http:", "https:"].includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, "expected an http:// or https:// URL")
+);
 
 /** A row whose default the compiler checks against its own schema. */
 interface Key<T> extends FieldSetting<EmbeddingConfig> {

@@ -26,28 +26,30 @@ export function checkModelName(name: unknown): string {
   });
 }
 
-const Sha = z.string().regex(/^[0-9a-f]{64}$/);
+const Sha = z.lazy(() => z.string().regex(/^[0-9a-f]{64}$/));
 
 /** `model.json`. */
-export const ModelManifest = z.object({
-  format: z.literal(1),
-  name: z.string(),
-  description: z.string().optional(),
-  pooling: z.enum(["cls", "mean"]),
-  prefix: z.string(),
-  maxTokens: z.int().min(8).max(8192),
-  dim: z.int().positive(),
-  model: z.object({ file: z.literal("model.onnx"), size: z.int().positive(), sha256: Sha }),
-  tokenizer: z.object({
-    file: z.enum(["tokenizer.json", "vocab.txt"]),
-    size: z.int().positive(),
-    sha256: Sha,
-    lowercase: z.boolean().optional(),
-  }),
-  /** Where it came from: a URL or the local file or folder. */
-  source: z.string(),
-  installedAt: z.string(),
-});
+export const ModelManifest = z.lazy(() =>
+  z.object({
+    format: z.literal(1),
+    name: z.string(),
+    description: z.string().optional(),
+    pooling: z.enum(["cls", "mean"]),
+    prefix: z.string(),
+    maxTokens: z.int().min(8).max(8192),
+    dim: z.int().positive(),
+    model: z.object({ file: z.literal("model.onnx"), size: z.int().positive(), sha256: Sha }),
+    tokenizer: z.object({
+      file: z.enum(["tokenizer.json", "vocab.txt"]),
+      size: z.int().positive(),
+      sha256: Sha,
+      lowercase: z.boolean().optional(),
+    }),
+    /** Where it came from: a URL or the local file or folder. */
+    source: z.string(),
+    installedAt: z.string(),
+  })
+);
 
 /** A parsed `model.json`. */
 export type ModelManifest = z.infer<typeof ModelManifest>;

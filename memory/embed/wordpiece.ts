@@ -61,23 +61,25 @@ function isChinese(code: number): boolean {
 }
 
 /** The parts of a `tokenizer.json` we read; anything else in it is ignored. */
-const TokenizerJson = z.object({
-  normalizer: z.object({
-    type: z.literal("BertNormalizer"),
-    clean_text: z.boolean().optional(),
-    handle_chinese_chars: z.boolean().optional(),
-    strip_accents: z.boolean().nullable().optional(),
-    lowercase: z.boolean().optional(),
-  }).nullable().optional(),
-  pre_tokenizer: z.object({ type: z.string() }).nullable().optional(),
-  model: z.object({
-    type: z.literal("WordPiece"),
-    unk_token: z.string().optional(),
-    continuing_subword_prefix: z.string().optional(),
-    max_input_chars_per_word: z.int().positive().optional(),
-    vocab: z.record(z.string(), z.int().nonnegative()),
-  }),
-});
+const TokenizerJson = z.lazy(() =>
+  z.object({
+    normalizer: z.object({
+      type: z.literal("BertNormalizer"),
+      clean_text: z.boolean().optional(),
+      handle_chinese_chars: z.boolean().optional(),
+      strip_accents: z.boolean().nullable().optional(),
+      lowercase: z.boolean().optional(),
+    }).nullable().optional(),
+    pre_tokenizer: z.object({ type: z.string() }).nullable().optional(),
+    model: z.object({
+      type: z.literal("WordPiece"),
+      unk_token: z.string().optional(),
+      continuing_subword_prefix: z.string().optional(),
+      max_input_chars_per_word: z.int().positive().optional(),
+      vocab: z.record(z.string(), z.int().nonnegative()),
+    }),
+  })
+);
 
 /** A WordPiece vocabulary and the tokenizer over it. */
 export class WordPieceTokenizer {

@@ -21,23 +21,27 @@ import { rankMemory } from "../recall/rank.ts";
 import { defaultRecallSettings, type RecallSettings } from "../recall/config.ts";
 
 /** One corpus line. Extra fields are ignored; `scope` may be absent (one scope). */
-export const EvalTurn = z.object({
-  turn_id: z.string(),
-  session_id: z.string().optional(),
-  speaker: z.string(),
-  text: z.string(),
-  timestamp: z.string(),
-  scope: z.string().optional(),
-});
+export const EvalTurn = z.lazy(() =>
+  z.object({
+    turn_id: z.string(),
+    session_id: z.string().optional(),
+    speaker: z.string(),
+    text: z.string(),
+    timestamp: z.string(),
+    scope: z.string().optional(),
+  })
+);
 
 /** One question line. An empty gold list is read, then skipped (it cannot be scored). */
-export const EvalQuestion = z.object({
-  id: z.string(),
-  question: z.string(),
-  lang: z.string().optional(),
-  gold_turn_ids: z.array(z.string()),
-  scope: z.string().optional(),
-});
+export const EvalQuestion = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    question: z.string(),
+    lang: z.string().optional(),
+    gold_turn_ids: z.array(z.string()),
+    scope: z.string().optional(),
+  })
+);
 
 /** A parsed corpus turn. */
 export type EvalTurn = z.infer<typeof EvalTurn>;

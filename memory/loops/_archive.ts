@@ -41,14 +41,16 @@ export interface ArchiveOptions {
   signal?: AbortSignal;
 }
 
-const LlmTriples = z.object({
-  triples: z.array(z.object({
-    subject: z.string().trim().min(1).max(200),
-    predicate: z.string().trim().min(1).max(100),
-    object: z.string().trim().min(1).max(500),
-    confidence: z.number().min(0).max(1).optional(),
-  })).max(50),
-});
+const LlmTriples = z.lazy(() =>
+  z.object({
+    triples: z.array(z.object({
+      subject: z.string().trim().min(1).max(200),
+      predicate: z.string().trim().min(1).max(100),
+      object: z.string().trim().min(1).max(500),
+      confidence: z.number().min(0).max(1).optional(),
+    })).max(50),
+  })
+);
 
 /** One run of the archive loop. */
 export async function archiveColdDocuments(options: ArchiveOptions): Promise<HeartbeatCounts> {

@@ -50,13 +50,15 @@ export function mergeCandidates(
   return pairs.sort((x, y) => y.score - x.score);
 }
 
-const MergeReply = z.object({
-  decisions: z.array(z.object({
-    pair: z.int().min(1).max(100),
-    merge: z.boolean(),
-    keep: z.string().max(200).optional(),
-  })).max(100),
-});
+const MergeReply = z.lazy(() =>
+  z.object({
+    decisions: z.array(z.object({
+      pair: z.int().min(1).max(100),
+      merge: z.boolean(),
+      keep: z.string().max(200).optional(),
+    })).max(100),
+  })
+);
 
 /** One run of the merge loop. */
 export async function mergeEntities(
@@ -127,14 +129,16 @@ export async function mergeEntities(
   return counts;
 }
 
-const ReviewReply = z.object({
-  reviews: z.array(z.object({
-    id: z.int(),
-    action: z.enum(["confirm", "fix", "delete"]),
-    predicate: z.string().trim().min(1).max(100).optional(),
-    object: z.string().trim().min(1).max(500).optional(),
-  })).max(100),
-});
+const ReviewReply = z.lazy(() =>
+  z.object({
+    reviews: z.array(z.object({
+      id: z.int(),
+      action: z.enum(["confirm", "fix", "delete"]),
+      predicate: z.string().trim().min(1).max(100).optional(),
+      object: z.string().trim().min(1).max(500).optional(),
+    })).max(100),
+  })
+);
 
 /** One run of the review loop. */
 export async function reviewRelations(

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { ConfigRegistry } from "../../core/mod.ts";
 
 const MINUTE = 60_000;
-const interval = z.int().min(0).max(7 * 24 * 60 * MINUTE);
+const interval = z.lazy(() => z.int().min(0).max(7 * 24 * 60 * MINUTE));
 
 /** The `core.memory.*` keys, their defaults and what they mean. */
 export const MEMORY_LOOP_KEYS = [

@@ -16,38 +16,44 @@ import type {
 import { errorMessage } from "../../core/mod.ts";
 import { syncPath, writeFileAtomic } from "../home.ts";
 
-const VectorJson = z.object({ fingerprint: z.string(), data: z.string() });
+const VectorJson = z.lazy(() => z.object({ fingerprint: z.string(), data: z.string() }));
 
-const EventJson = z.object({
-  id: z.string(),
-  role: z.enum(["user", "agent", "cold_storage"]),
-  source: z.string(),
-  channel: z.string(),
-  input: z.string().optional(),
-  response: z.string().optional(),
-  tools: z.array(z.object({ name: z.string(), output: z.string() })).optional(),
-  turnIds: z.array(z.string()).optional(),
-  exchange: z.string().optional(),
-  timestamp: z.number(),
-  noMemory: z.boolean().optional(),
-  vector: VectorJson.optional(),
-});
-
-const SnapshotJson = z.object({
-  version: z.literal(1),
-  events: z.array(EventJson),
-  seq: z.number().int().nonnegative().optional(),
-  archiving: z.array(z.string()).optional(),
-});
-
-const RecordJson = z.discriminatedUnion("op", [
-  z.object({ seq: z.number().int().positive(), op: z.literal("add"), event: EventJson }),
+const EventJson = z.lazy(() =>
   z.object({
-    seq: z.number().int().positive(),
-    op: z.enum(["archive", "remove"]),
-    ids: z.array(z.string()),
-  }),
-]);
+    id: z.string(),
+    role: z.enum(["user", "agent", "cold_storage"]),
+    source: z.string(),
+    channel: z.string(),
+    input: z.string().optional(),
+    response: z.string().optional(),
+    tools: z.array(z.object({ name: z.string(), output: z.string() })).optional(),
+    turnIds: z.array(z.string()).optional(),
+    exchange: z.string().optional(),
+    timestamp: z.number(),
+    noMemory: z.boolean().optional(),
+    vector: VectorJson.optional(),
+  })
+);
+
+const SnapshotJson = z.lazy(() =>
+  z.object({
+    version: z.literal(1),
+    events: z.array(EventJson),
+    seq: z.number().int().nonnegative().optional(),
+    archiving: z.array(z.string()).optional(),
+  })
+);
+
+const RecordJson = z.lazy(() =>
+  z.discriminatedUnion("op", [
+    z.object({ seq: z.number().int().positive(), op: z.literal("add"), event: EventJson }),
+    z.object({
+      seq: z.number().int().positive(),
+      op: z.enum(["archive", "remove"]),
+      ids: z.array(z.string()),
+    }),
+  ])
+);
 
 /** Float32 bytes as base64: compact and exact. */
 export function encodeVector(vector: Float32Array): string {

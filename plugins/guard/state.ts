@@ -7,17 +7,19 @@ import { z } from "zod";
 import { errorMessage, HomeAgentError } from "../../core/mod.ts";
 import type { GuardState } from "./guard.ts";
 
-const GuardStateSchema = z.object({
-  pid: z.number().int(),
-  boot: z.enum(["normal", "failback"]),
-  restarts: z.number().int().nonnegative(),
-  lastCrash: z.object({ at: z.string(), reason: z.string() }).optional(),
-  failback: z.object({
-    since: z.string(),
-    windowMs: z.number(),
-    crashes: z.array(z.string()),
-  }).optional(),
-});
+const GuardStateSchema = z.lazy(() =>
+  z.object({
+    pid: z.number().int(),
+    boot: z.enum(["normal", "failback"]),
+    restarts: z.number().int().nonnegative(),
+    lastCrash: z.object({ at: z.string(), reason: z.string() }).optional(),
+    failback: z.object({
+      since: z.string(),
+      windowMs: z.number(),
+      crashes: z.array(z.string()),
+    }).optional(),
+  })
+);
 
 /**
  * The guard's state at `path`; undefined when there is none (a daemon run without a guard).

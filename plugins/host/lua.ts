@@ -121,7 +121,7 @@ export function createLuaPlugin(options: LuaPluginOptions): LuaPlugin {
 
 type Invoke = (entry: "invoke", args: unknown[], label: string) => Promise<unknown>;
 
-const Id = z.number().int().min(1);
+const Id = z.lazy(() => z.number().int().min(1));
 const Requests = {
   "register_tool": z.object({ def: z.record(z.string(), z.unknown()), id: Id }),
   "register_stage": z.object({ stage: z.string(), id: Id, scope: z.string().optional() }),

@@ -5,55 +5,65 @@ import { CAPABILITIES, type Capability } from "../sdk/protocol.ts";
 
 export { PLUGIN_NAME };
 
-const relativePath = z.string().min(1).max(255).refine(
-  (p) => !p.startsWith("/") && !p.split(/[\\/]/).includes("..") && !p.includes("\0"),
-  { message: "expected a path inside the plugin folder" },
+const relativePath = z.lazy(() =>
+  z.string().min(1).max(255).refine(
+    (p) => !p.startsWith("/") && !p.split(/[\\/]/).includes("..") && !p.includes("\0"),
+    { message: "expected a path inside the plugin folder" },
+  )
 );
 
-const hostName = z.string().min(1).max(255).regex(
-  /^[A-Za-z0-9.\-_[\]:*]+$/,
-  "expected a host or host:port",
+const hostName = z.lazy(() =>
+  z.string().min(1).max(255).regex(
+    /^[A-Za-z0-9.\-_[\]:*]+$/,
+    "expected a host or host:port",
+  )
 );
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable");
+const envName = z.lazy(() =>
+  z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable")
+);
 
-const setting = z.object({
-  type: z.enum(["string", "number", "boolean", "json"]),
-  default: z.unknown(),
-  description: z.string().max(500).optional(),
-  secret: z.boolean().optional(),
-});
+const setting = z.lazy(() =>
+  z.object({
+    type: z.enum(["string", "number", "boolean", "json"]),
+    default: z.unknown(),
+    description: z.string().max(500).optional(),
+    secret: z.boolean().optional(),
+  })
+);
 
 /** A declared platform: an OS, optionally with the CPU in npm's (x64) or Deno's (x86_64) words. */
 const PLATFORM = /^[a-z]+(?:-(?:x64|arm64|x86_64|aarch64))?$/;
 
 /** The manifest schema. Unknown keys are refused so typos do not pass silently. */
-export const ManifestSchema = z.strictObject({
-  name: z.string().regex(PLUGIN_NAME, "expected 1 to 64 lowercase letters, digits or _"),
-  version: z.string().regex(/^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$/, "expected semver x.y.z"),
-  description: z.string().max(1000).optional(),
-  entry: relativePath,
-  kind: z.enum(["subprocess", "lua", "skill"]),
-  platforms: z.array(
-    z.string().regex(
-      PLATFORM,
-      'expected an OS ("linux", "darwin", "windows") or OS-arch ("linux-x64", "darwin-arm64")',
+export const ManifestSchema = z.lazy(() =>
+  z.strictObject({
+    name: z.string().regex(PLUGIN_NAME, "expected 1 to 64 lowercase letters, digits or _"),
+    version: z.string().regex(/^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$/, "expected semver x.y.z"),
+    description: z.string().max(1000).optional(),
+    entry: relativePath,
+    kind: z.enum(["subprocess", "lua", "skill"]),
+    platforms: z.array(
+      z.string().regex(
+        PLATFORM,
+        'expected an OS ("linux", "darwin", "windows") or OS-arch ("linux-x64", "darwin-arm64")',
+      ),
+    ).optional(),
+    min_version: z.string().regex(/^\d+\.\d+\.\d+/).optional(),
+    capabilities: z.array(z.enum(CAPABILITIES as [Capability, ...Capability[]])).default([]),
+    permissions: z.strictObject({
+      read: z.array(relativePath).default([]),
+      write: z.array(relativePath).default([]),
+      net: z.array(hostName).default([]),
+      env: z.array(envName).default([]),
+      run: z.array(relativePath).default([]),
+    }).default({ read: [], write: [], net: [], env: [], run: [] }),
+    settings: z.record(z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/), setting).default(
+      {},
     ),
-  ).optional(),
-  min_version: z.string().regex(/^\d+\.\d+\.\d+/).optional(),
-  capabilities: z.array(z.enum(CAPABILITIES as [Capability, ...Capability[]])).default([]),
-  permissions: z.strictObject({
-    read: z.array(relativePath).default([]),
-    write: z.array(relativePath).default([]),
-    net: z.array(hostName).default([]),
-    env: z.array(envName).default([]),
-    run: z.array(relativePath).default([]),
-  }).default({ read: [], write: [], net: [], env: [], run: [] }),
-  settings: z.record(z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/), setting).default(
-    {},
-  ),
-  /** Per-call timeout of this plugin's tools, ms. */
-  timeout_ms: z.number().int().min(10).max(600_000).optional(),
-});
+    /** Per-call timeout of this plugin's tools, ms. */
+    timeout_ms: z.number().int().min(10).max(600_000).optional(),
+  })
+);
 
 /** A validated plugin.json. */
 export type Manifest = z.infer<typeof ManifestSchema>;

@@ -60,16 +60,18 @@ export function parseNpmSpec(spec: string): NpmSpec {
   return { name, version };
 }
 
-const Packument = z.object({
-  "dist-tags": z.record(z.string(), z.string()).default({}),
-  versions: z.record(
-    z.string(),
-    z.object({
-      version: z.string(),
-      dist: z.object({ tarball: z.string(), integrity: z.string().optional() }),
-    }),
-  ),
-});
+const Packument = z.lazy(() =>
+  z.object({
+    "dist-tags": z.record(z.string(), z.string()).default({}),
+    versions: z.record(
+      z.string(),
+      z.object({
+        version: z.string(),
+        dist: z.object({ tarball: z.string(), integrity: z.string().optional() }),
+      }),
+    ),
+  })
+);
 
 /** Fetch, verify and unpack `spec` from the registry. Throws PluginError saying what failed. */
 export async function fetchNpmPackage(

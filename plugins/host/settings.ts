@@ -18,12 +18,14 @@ export interface SettingsDefiner {
   define(plugin: string, key: string, definition: unknown): void;
 }
 
-const Definition = z.object({
-  type: z.enum(["string", "number", "boolean", "json"]),
-  default: z.unknown(),
-  description: z.string().max(500).optional(),
-  secret: z.boolean().optional(),
-});
+const Definition = z.lazy(() =>
+  z.object({
+    type: z.enum(["string", "number", "boolean", "json"]),
+    default: z.unknown(),
+    description: z.string().max(500).optional(),
+    secret: z.boolean().optional(),
+  })
+);
 
 const SCHEMAS = {
   string: z.string(),

@@ -35,11 +35,13 @@ export interface Skill {
 /** Skill names: folder names and the model's handle, so a stricter rule than names in general. */
 export const SKILL_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-const FrontMatter = z.object({
-  name: z.string().regex(SKILL_NAME, "expected 1 to 64 lowercase letters, digits, - or _"),
-  description: z.string().min(1).max(1024).optional(),
-  version: z.union([z.string(), z.number()]).optional(),
-}).passthrough();
+const FrontMatter = z.lazy(() =>
+  z.object({
+    name: z.string().regex(SKILL_NAME, "expected 1 to 64 lowercase letters, digits, - or _"),
+    description: z.string().min(1).max(1024).optional(),
+    version: z.union([z.string(), z.number()]).optional(),
+  }).passthrough()
+);
 
 /** Headings that mean the same section, in English and Chinese. */
 const SECTION_ALIASES: Record<string, string> = {

@@ -11,36 +11,42 @@ import { sha256, writeAtomic } from "../_fs.ts";
 /** A changeset id: `YYYYMMDD-HHMMSS-xxxx` (UTC), checked before it names a file. */
 export const CHANGESET_ID = /^\d{8}-\d{6}-[0-9a-f]{4}$/;
 
-const Content = z.object({
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  size: z.number().int().min(0),
-  /** The bytes as base64; absent when over the size kept per file. */
-  base64: z.string().optional(),
-});
+const Content = z.lazy(() =>
+  z.object({
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    size: z.number().int().min(0),
+    /** The bytes as base64; absent when over the size kept per file. */
+    base64: z.string().optional(),
+  })
+);
 
-const FileEntry = z.object({
-  path: z.string().startsWith("/"),
-  /** null: the file did not exist. */
-  before: Content.nullable(),
-  after: Content.nullable(),
-  /** The content before was not known (too large to read). */
-  beforeUnknown: z.boolean().optional(),
-});
+const FileEntry = z.lazy(() =>
+  z.object({
+    path: z.string().startsWith("/"),
+    /** null: the file did not exist. */
+    before: Content.nullable(),
+    after: Content.nullable(),
+    /** The content before was not known (too large to read). */
+    beforeUnknown: z.boolean().optional(),
+  })
+);
 
 /** One changeset as stored. */
-export const Changeset = z.object({
-  version: z.literal(1),
-  id: z.string().regex(CHANGESET_ID),
-  turnId: z.string(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  tools: z.array(z.string()),
-  files: z.array(FileEntry),
-  /** Files the command may have changed that were not tracked, with why. */
-  untracked: z.array(z.string()).optional(),
-  rollbackOf: z.string().optional(),
-  rolledBack: z.object({ by: z.string(), at: z.number() }).optional(),
-});
+export const Changeset = z.lazy(() =>
+  z.object({
+    version: z.literal(1),
+    id: z.string().regex(CHANGESET_ID),
+    turnId: z.string(),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+    tools: z.array(z.string()),
+    files: z.array(FileEntry),
+    /** Files the command may have changed that were not tracked, with why. */
+    untracked: z.array(z.string()).optional(),
+    rollbackOf: z.string().optional(),
+    rolledBack: z.object({ by: z.string(), at: z.number() }).optional(),
+  })
+);
 
 /** A changeset. */
 export type Changeset = z.infer<typeof Changeset>;

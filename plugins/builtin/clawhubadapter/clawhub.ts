@@ -18,17 +18,19 @@ export interface ClawHubHit {
   score?: number;
 }
 
-const SearchAnswer = z.object({
-  results: z.array(
-    z.object({
-      slug: z.string(),
-      displayName: z.string().nullish(),
-      summary: z.string().nullish(),
-      version: z.string().nullish(),
-      score: z.number().nullish(),
-    }).passthrough(),
-  ).max(1000),
-}).passthrough();
+const SearchAnswer = z.lazy(() =>
+  z.object({
+    results: z.array(
+      z.object({
+        slug: z.string(),
+        displayName: z.string().nullish(),
+        summary: z.string().nullish(),
+        version: z.string().nullish(),
+        score: z.number().nullish(),
+      }).passthrough(),
+    ).max(1000),
+  }).passthrough()
+);
 
 /** ClawHub slugs: lowercase words joined by "-" (they become folder names only through SKILL.md). */
 const SLUG = /^[a-z0-9][a-z0-9-]{0,99}$/;

@@ -19,7 +19,9 @@ export interface DaemonEntry {
   socket: string;
 }
 
-const Entry = z.object({ home: z.string(), pid: z.number().int(), socket: z.string() });
+const Entry = z.lazy(() =>
+  z.object({ home: z.string(), pid: z.number().int(), socket: z.string() })
+);
 
 /** The runtime folder of the index, or undefined when there is none. */
 export function daemonIndexDir(

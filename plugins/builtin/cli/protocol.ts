@@ -18,46 +18,48 @@ export const PLUGIN_ACTIONS = [
 export type PluginAction = (typeof PLUGIN_ACTIONS)[number];
 
 /** A frame the client sends. */
-export const ClientFrame = z.discriminatedUnion("type", [
-  z.object({
-    type: z.literal("chat"),
-    text: z.string().max(1_000_000),
-    /** `chat --image FILE`: absolute paths of images the daemon stores with the input. */
-    images: z.array(z.string().min(1).max(4096)).max(64).optional(),
-  }).refine(
-    (f) => f.text.trim() !== "" || (f.images?.length ?? 0) > 0,
-    "chat needs text or images",
-  ),
-  z.object({ type: z.literal("stop") }),
-  z.object({ type: z.literal("status") }),
-  /** The owner's answer to a question a plugin asked (cmd's "run this?"). */
-  z.object({ type: z.literal("answer"), id: z.string().max(100), approve: z.boolean() }),
-  /** Plugin management; `path` (install) is an absolute path the daemon reads. */
-  z.object({
-    type: z.literal("plugin"),
-    action: z.enum(PLUGIN_ACTIONS),
-    name: z.string().max(64).optional(),
-    path: z.string().max(4096).optional(),
-    /** install of a skill package (`npm:<name>@<version>`), pinned to the reviewed integrity. */
-    source: z.string().max(300).optional(),
-    integrity: z.string().max(200).optional(),
-  }),
-  /**
-   * `homeagent mcp`: from the next line on, the connection carries MCP JSON-RPC messages, one
-   * per line each way, served by the daemon's MCP server (docs/mcp.md).
-   */
-  z.object({ type: z.literal("mcp") }),
-  /**
-   * `memory import`: the daemon reads `path` (absolute) into its own stores; `memory forget`:
-   * it erases `name` from every tier of its memory.
-   */
-  z.object({
-    type: z.literal("memory"),
-    action: z.enum(["import", "forget"]),
-    path: z.string().max(4096).optional(),
-    name: z.string().max(1000).optional(),
-  }),
-]);
+export const ClientFrame = z.lazy(() =>
+  z.discriminatedUnion("type", [
+    z.object({
+      type: z.literal("chat"),
+      text: z.string().max(1_000_000),
+      /** `chat --image FILE`: absolute paths of images the daemon stores with the input. */
+      images: z.array(z.string().min(1).max(4096)).max(64).optional(),
+    }).refine(
+      (f) => f.text.trim() !== "" || (f.images?.length ?? 0) > 0,
+      "chat needs text or images",
+    ),
+    z.object({ type: z.literal("stop") }),
+    z.object({ type: z.literal("status") }),
+    /** The owner's answer to a question a plugin asked (cmd's "run this?"). */
+    z.object({ type: z.literal("answer"), id: z.string().max(100), approve: z.boolean() }),
+    /** Plugin management; `path` (install) is an absolute path the daemon reads. */
+    z.object({
+      type: z.literal("plugin"),
+      action: z.enum(PLUGIN_ACTIONS),
+      name: z.string().max(64).optional(),
+      path: z.string().max(4096).optional(),
+      /** install of a skill package (`npm:<name>@<version>`), pinned to the reviewed integrity. */
+      source: z.string().max(300).optional(),
+      integrity: z.string().max(200).optional(),
+    }),
+    /**
+     * `homeagent mcp`: from the next line on, the connection carries MCP JSON-RPC messages, one
+     * per line each way, served by the daemon's MCP server (docs/mcp.md).
+     */
+    z.object({ type: z.literal("mcp") }),
+    /**
+     * `memory import`: the daemon reads `path` (absolute) into its own stores; `memory forget`:
+     * it erases `name` from every tier of its memory.
+     */
+    z.object({
+      type: z.literal("memory"),
+      action: z.enum(["import", "forget"]),
+      path: z.string().max(4096).optional(),
+      name: z.string().max(1000).optional(),
+    }),
+  ])
+);
 
 /** A frame the client sends, parsed. */
 export type ClientFrame = z.infer<typeof ClientFrame>;

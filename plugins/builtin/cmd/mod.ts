@@ -79,11 +79,13 @@ export interface CmdPluginOptions {
   env?: Record<string, string | undefined>;
 }
 
-const Args = z.object({
-  command: z.string().min(1).max(100_000),
-  timeout: z.number().positive().max(MAX_TIMEOUT_S).optional(),
-  workdir: z.string().max(4096).optional(),
-});
+const Args = z.lazy(() =>
+  z.object({
+    command: z.string().min(1).max(100_000),
+    timeout: z.number().positive().max(MAX_TIMEOUT_S).optional(),
+    workdir: z.string().max(4096).optional(),
+  })
+);
 
 /** Create the cmd plugin. */
 export function createCmdPlugin(options: CmdPluginOptions): Plugin {

@@ -38,7 +38,7 @@ export const SERVER_NAME = /^[a-z0-9](?:[a-z0-9-]{0,22}[a-z0-9])?$/;
 
 const PREFIX = "plugin.mcp.servers.";
 
-const stringMap = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/), z.string());
+const stringMap = z.lazy(() => z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/), z.string()));
 
 const KEYS: ConfigDefinition[] = [
   {

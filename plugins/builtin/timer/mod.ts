@@ -41,13 +41,15 @@ export interface TimerPluginOptions {
   clock: Clock;
 }
 
-const SetArgs = z.object({
-  duration: z.string().optional(),
-  at: z.string().optional(),
-  cron: z.string().optional(),
-  message: z.string().min(1).max(2000),
-  repeat: z.boolean().optional(),
-});
+const SetArgs = z.lazy(() =>
+  z.object({
+    duration: z.string().optional(),
+    at: z.string().optional(),
+    cron: z.string().optional(),
+    message: z.string().min(1).max(2000),
+    repeat: z.boolean().optional(),
+  })
+);
 
 /** Create the timer plugin. */
 export function createTimerPlugin(options: TimerPluginOptions): Plugin {

@@ -7,24 +7,26 @@ import { errorMessage, type Logger } from "../../../core/mod.ts";
 import { writeAtomic } from "../_fs.ts";
 
 /** One pending timer. */
-export const TimerRecord = z.object({
-  id: z.string().regex(/^[a-z0-9]{6,16}$/),
-  message: z.string().min(1).max(2000),
-  kind: z.enum(["once", "every", "cron"]),
-  dueAt: z.number(),
-  everyMs: z.number().int().positive().optional(),
-  cron: z.string().max(200).optional(),
-  timezone: z.string().max(100).optional(),
-  /** Where the reply goes: the channel of the turn that set it. */
-  channel: z.string().max(100),
-  createdAt: z.number(),
-  fired: z.number().int().min(0),
-});
+export const TimerRecord = z.lazy(() =>
+  z.object({
+    id: z.string().regex(/^[a-z0-9]{6,16}$/),
+    message: z.string().min(1).max(2000),
+    kind: z.enum(["once", "every", "cron"]),
+    dueAt: z.number(),
+    everyMs: z.number().int().positive().optional(),
+    cron: z.string().max(200).optional(),
+    timezone: z.string().max(100).optional(),
+    /** Where the reply goes: the channel of the turn that set it. */
+    channel: z.string().max(100),
+    createdAt: z.number(),
+    fired: z.number().int().min(0),
+  })
+);
 
 /** One pending timer. */
 export type TimerRecord = z.infer<typeof TimerRecord>;
 
-const TimerFile = z.object({ version: z.literal(1), timers: z.array(TimerRecord) });
+const TimerFile = z.lazy(() => z.object({ version: z.literal(1), timers: z.array(TimerRecord) }));
 
 /** Reads and writes the timers file. */
 export class TimerStore {
