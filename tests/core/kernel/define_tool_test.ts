@@ -112,3 +112,32 @@ Deno.test("defineTool derives the schema of one zod object once", () => {
   const spec = { name: "x_get", description: "Get", input, handler: () => "ok" };
   assert.equal(defineTool(spec).parameters, defineTool({ ...spec, name: "x_other" }).parameters);
 });
+
+Deno.test("a tool's input given as a function is built on first use, once, and refuses as an eager one", async () => {
+  let builds = 0;
+  const shape = () => ({ path: z.string().min(1), lines: z.int().min(1).optional() });
+  const lazy = defineTool({
+    name: "files_read",
+    description: "Read a file",
+    input: () => {
+      builds++;
+      return z.object(shape());
+    },
+    handler: (args) => `${args.path}:${args.lines ?? "all"}`,
+  });
+  const eager = defineTool({
+    name: "files_read",
+    description: "Read a file",
+    input: z.object(shape()),
+    handler: (args) => `${args.path}:${args.lines ?? "all"}`,
+  });
+  assert.equal(builds, 0, "registering builds nothing");
+  for (const bad of [{}, { path: "" }, { path: "a", lines: 0 }, { path: 3 }]) {
+    assert.equal(lazy.check!(bad), eager.check!(bad));
+    assert.ok(lazy.check!(bad), JSON.stringify(bad));
+    assert.deepEqual(await lazy.handler(bad, ctx), await eager.handler(bad, ctx));
+  }
+  assert.equal(await lazy.handler({ path: "a", lines: 2 }, ctx), "a:2");
+  assert.deepEqual(lazy.parameters, eager.parameters);
+  assert.equal(builds, 1);
+});
