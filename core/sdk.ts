@@ -27,7 +27,8 @@ export interface Plugin {
 /** A setting a plugin declares: `key` is relative (`policy` → `plugin.<name>.policy`). */
 export interface PluginSettingDefinition<T = unknown> {
   key: string;
-  schema: z.ZodType<T>;
+  /** Built, or a function that builds it on the key's first use (ConfigDefinition). */
+  schema: z.ZodType<T> | (() => z.ZodType<T>);
   default: T;
   description: string;
   secret?: boolean;
@@ -50,7 +51,7 @@ export interface SdkConfig {
   set(key: string, value: unknown): void;
   define?<T>(definition: {
     key: string;
-    schema: z.ZodType<T>;
+    schema: z.ZodType<T> | (() => z.ZodType<T>);
     default: T;
     description: string;
     secret?: boolean;

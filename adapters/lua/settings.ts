@@ -26,20 +26,20 @@ export function registerLuaAdapterDefaults(
 ): void {
   config.define({
     key: KEYS.instructions,
-    schema: z.int().min(1000).max(1e12),
+    schema: () => z.int().min(1000).max(1e12),
     default: DEFAULT_INSTRUCTION_LIMIT,
     description: "VM instructions one call into a Lua adapter script may run",
   });
   config.define({
     key: KEYS.timeMs,
-    schema: z.int().min(10).max(600_000),
+    schema: () => z.int().min(10).max(600_000),
     default: DEFAULT_TIME_LIMIT_MS,
     description:
       "Milliseconds one call into a Lua adapter script may run (waits on http_get excluded)",
   });
   config.define({
     key: KEYS.memoryMb,
-    schema: z.int().min(1).max(2048),
+    schema: () => z.int().min(1).max(2048),
     default: DEFAULT_MEMORY_LIMIT_BYTES / (1024 * 1024),
     description: "Megabytes of memory one Lua adapter VM may hold",
   });

@@ -44,70 +44,70 @@ const adapterName = z.lazy(() =>
 export function registerCoreDefaults(registry: ConfigRegistry): void {
   registry.define({
     key: "core.agent.max_tool_turns",
-    schema: z.int().min(1).max(100),
+    schema: () => z.int().min(1).max(100),
     default: 10,
     description: "Most LLM calls one turn may make while the model keeps calling tools",
   });
   registry.define({
     key: "core.agent.tool_timeout_ms",
-    schema: z.int().min(1).max(3_600_000),
+    schema: () => z.int().min(1).max(3_600_000),
     default: 60_000,
     description: "Milliseconds a tool call may run before it is cancelled",
   });
   registry.define({
     key: "core.agent.stop_grace_ms",
-    schema: z.int().min(0).max(600_000),
+    schema: () => z.int().min(0).max(600_000),
     default: 15_000,
     description: "Milliseconds a running turn may take to finish when the daemon gets SIGTERM " +
       "before it is cancelled (SIGINT cancels at once)",
   });
   registry.define({
     key: "core.agent.max_context_size",
-    schema: z.int().min(1).max(10_000),
+    schema: () => z.int().min(1).max(10_000),
     default: 30,
     description:
       "Exchanges (an input with its reply) a prune keeps on relevance beside the newest 10 events",
   });
   registry.define({
     key: "core.agent.queue_capacity",
-    schema: z.int().min(1).max(1_000_000),
+    schema: () => z.int().min(1).max(1_000_000),
     default: 256,
     description: "Most inputs that may wait in the ready queue; beyond it inputs are refused aloud",
   });
   registry.define({
     key: "core.agent.preempt_cooldown_ms",
-    schema: z.int().min(0).max(3_600_000),
+    schema: () => z.int().min(0).max(3_600_000),
     default: 2000,
     description: "Milliseconds after a suspended task resumes during which nothing may preempt it",
   });
   registry.define({
     key: "core.agent.offload_enabled",
-    schema: z.boolean(),
+    schema: () => z.boolean(),
     default: false,
     description: "Backlog triage: when busy long with inputs waiting, a triage assistant " +
       "answers simple ones and tells the rest to wait",
   });
   registry.define({
     key: "core.agent.offload_busy_after",
-    schema: z.int().min(1000).max(86_400_000),
+    schema: () => z.int().min(1000).max(86_400_000),
     default: 300_000,
     description: "Milliseconds the agent must have been busy before backlog triage starts",
   });
   registry.define({
     key: "core.agent.offload_min_pending",
-    schema: z.int().min(1).max(10_000),
+    schema: () => z.int().min(1).max(10_000),
     default: 3,
     description: "Fewest queued plain inputs that start backlog triage",
   });
   registry.define({
     key: "core.agent.offload_max_residents",
-    schema: z.int().min(1).max(8),
+    schema: () => z.int().min(1).max(8),
     default: 2,
     description: "Most triage assistants working at once",
   });
   registry.define({
     key: "core.agent.stream",
-    schema: z.boolean(),
+    schema: () => z.boolean(),
     default: true,
     description: "Stream replies token by token where the provider supports it",
   });
@@ -120,27 +120,27 @@ export function registerCoreDefaults(registry: ConfigRegistry): void {
   });
   registry.define({
     key: "core.llm.retry_delay_ms",
-    schema: z.int().min(0).max(60_000),
+    schema: () => z.int().min(0).max(60_000),
     default: 500,
     description: "Pause before the one retry of a retryable provider failure",
   });
   registry.define({
     key: "core.web.host",
-    schema: z.string().min(1),
+    schema: () => z.string().min(1),
     default: "127.0.0.1",
     description: "Address the web server binds; a non-loopback address needs a token",
     restart: true,
   });
   registry.define({
     key: "core.web.port",
-    schema: z.int().min(0).max(65_535),
+    schema: () => z.int().min(0).max(65_535),
     default: 7800,
     description: "TCP port of the web server (0 picks a free one)",
     restart: true,
   });
   registry.define({
     key: "core.web.token",
-    schema: z.string(),
+    schema: () => z.string(),
     default: "",
     description: "Bearer token of the web API; serve generates one when empty",
     secret: true,
@@ -195,13 +195,13 @@ function registerToolDefaults(registry: ConfigRegistry): void {
   });
   registry.define({
     key: "core.tools.load_turns",
-    schema: z.int().min(0).max(100),
+    schema: () => z.int().min(0).max(100),
     default: 3,
     description: "Turns after the loading one that a tool loaded with tool_load stays",
   });
   registry.define({
     key: "core.tools.all_schemas_window",
-    schema: z.int().min(0),
+    schema: () => z.int().min(0),
     default: 65_536,
     description:
       "A source with a context window of at least this many tokens is sent every tool schema; " +
@@ -209,7 +209,7 @@ function registerToolDefaults(registry: ConfigRegistry): void {
   });
   registry.define({
     key: "core.tools.search_limit",
-    schema: z.int().min(1).max(50),
+    schema: () => z.int().min(1).max(50),
     default: 8,
     description: "Most tools one tool_search lists",
   });
@@ -233,69 +233,69 @@ function registerSourcePatterns(registry: ConfigRegistry): void {
   });
   registry.define({
     key: field("api_key"),
-    schema: z.string(),
+    schema: () => z.string(),
     default: "",
     description: "API key sent to this source; empty for local servers",
     secret: true,
   });
   registry.define({
     key: field("model"),
-    schema: z.string(),
+    schema: () => z.string(),
     default: "",
     description: "Model name requested from this source",
   });
   registry.define({
     key: field("context_window"),
-    schema: z.int().min(0),
+    schema: () => z.int().min(0),
     default: 0,
     description: "Context window in tokens; 0 derives it from the model name",
   });
   registry.define({
     key: field("enabled"),
-    schema: z.boolean(),
+    schema: () => z.boolean(),
     default: true,
     description: "Whether this source is used",
   });
   registry.define({
     key: field("max_concurrent"),
-    schema: z.int().min(1).max(1000),
+    schema: () => z.int().min(1).max(1000),
     default: 8,
     description: "Most calls to this source in flight at once; more wait their turn",
   });
   registry.define({
     key: field("vision"),
-    schema: z.boolean(),
+    schema: () => z.boolean(),
     default: false,
     description: "The model accepts images",
   });
   registry.define({
     key: field("audio"),
-    schema: z.boolean(),
+    schema: () => z.boolean(),
     default: false,
     description: "The model accepts audio",
   });
   registry.define({
     key: field("daily_token_cap"),
-    schema: z.int().min(0),
+    schema: () => z.int().min(0),
     default: 0,
     description:
       "Tokens (prompt + completion) per local day after which the source is skipped; 0 = none",
   });
   registry.define({
     key: field("price_input"),
-    schema: z.number().min(0),
+    schema: () => z.number().min(0),
     default: 0,
     description: "Price per million prompt tokens, in core.llm.currency; 0 = not priced",
   });
   registry.define({
     key: field("price_output"),
-    schema: z.number().min(0),
+    schema: () => z.number().min(0),
     default: 0,
     description: "Price per million completion tokens, in core.llm.currency; 0 = not priced",
   });
   registry.define({
     key: "core.llm.causes.*.daily_token_cap",
-    schema: z.int().min(0),
+    schema: () => z.int().min(0),
     default: 0,
     description: "Tokens per local day the LLM calls of one cause may use (an input source such " +
       "as web, cli, timer, mcp or a chat plugin; heartbeat, resident, child, triage); past it " +
@@ -303,7 +303,7 @@ function registerSourcePatterns(registry: ConfigRegistry): void {
   });
   registry.define({
     key: "core.llm.currency",
-    schema: z.string().min(1).max(8),
+    schema: () => z.string().min(1).max(8),
     default: "USD",
     description: "The currency of the sources' prices, as shown by status and homeagent usage",
   });

@@ -1,5 +1,4 @@
 /** ConfigRegistry: typed, validated settings over the ConfigStore port (DESIGN.md §3 and §5). */
-import type { z } from "zod";
 import { ConfigError, errorMessage } from "../errors.ts";
 import type { SourceConfig } from "../llm/sources.ts";
 import type { Clock, ConfigStore, Logger } from "../ports.ts";
@@ -15,20 +14,14 @@ import {
 } from "./types.ts";
 import {
   instantiate,
-  type KeyPattern,
   matchPattern,
   parsePattern,
   patternPrefix,
   tableOf,
   unknownKey,
 } from "./_keys.ts";
-import {
-  describeExpected,
-  type JsonSchemaLike,
-  jsonSchemaOf,
-  parseText,
-  refusalReason,
-} from "./_schema_text.ts";
+import { describeExpected, type JsonSchemaLike, parseText, refusalReason } from "./_schema_text.ts";
+import { type Definition, definitionOf } from "./_definition.ts";
 import {
   buildSource,
   orderSources,
@@ -39,17 +32,6 @@ import {
   sourceKey,
   sourceNames,
 } from "./llm_sources.ts";
-
-interface Definition {
-  key: string;
-  schema: z.ZodType<unknown>;
-  default: unknown;
-  description: string;
-  secret: boolean;
-  restart: boolean;
-  readonly jsonSchema: JsonSchemaLike | undefined;
-  pattern?: KeyPattern;
-}
 
 interface Resolved {
   value: unknown;
@@ -85,34 +67,19 @@ export class ConfigRegistry {
     this.#overlay = readEnvOverlay(options.env ?? {}, options.logger);
   }
 
-  /** Declare a key or `*` pattern. Throws TypeError for a duplicate or a default that does not validate. */
+  /**
+   * Declare a key or `*` pattern. Throws TypeError for a duplicate, or for a default that does
+   * not validate: here for a schema given built, on the key's first use for one given as a
+   * function (built then: ~300 keys are defined at every start, most never read).
+   */
   define<T>(definition: ConfigDefinition<T>): void {
     const { key } = definition;
     if (this.#exact.has(key) || this.#patterns.some((d) => d.key === key)) {
       throw new TypeError(`Config key "${key}" is already defined`);
     }
     tableOf(key, true);
-    const checked = definition.schema.safeParse(definition.default);
-    if (!checked.success) {
-      throw new TypeError(
-        `Default of config key "${key}" does not validate: ${checked.error.issues[0]?.message}`,
-      );
-    }
-    let jsonSchema: JsonSchemaLike | undefined | null = null;
-    const entry: Definition = {
-      key,
-      schema: definition.schema,
-      default: checked.data,
-      description: definition.description,
-      secret: definition.secret ?? false,
-      restart: definition.restart ?? false,
-      // Derived on first use (a refusal, `config list`, CLI text): ~300 keys are defined at
-      // every start, and converting them all cost ~15 ms of it.
-      get jsonSchema() {
-        if (jsonSchema === null) jsonSchema = jsonSchemaOf(definition.schema);
-        return jsonSchema;
-      },
-    };
+    const entry = definitionOf(definition);
+    if (typeof definition.schema !== "function") void entry.default; // checked now
     if (key.split(".").includes("*")) {
       entry.pattern = parsePattern(key);
       this.#patterns.push(entry);

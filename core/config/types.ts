@@ -9,7 +9,11 @@ export type ConfigSource = "default" | "stored" | "env";
 export interface ConfigDefinition<T = unknown> {
   /** Full key (`core.agent.max_tool_turns`) or a pattern with one `*` segment. */
   key: string;
-  schema: z.ZodType<T>;
+  /**
+   * The value's schema, best given as a function that builds it: called on the key's first use
+   * (a read of a stored value, a set, `config list`), since most keys are never read.
+   */
+  schema: z.ZodType<T> | (() => z.ZodType<T>);
   /** Must validate against `schema`. */
   default: T;
   description: string;

@@ -50,7 +50,7 @@ const httpUrl = z.lazy(() =>
 
 /** A row whose default the compiler checks against its own schema. */
 interface Key<T> extends FieldSetting<EmbeddingConfig> {
-  schema: z.ZodType<T>;
+  schema: z.ZodType<T> | (() => z.ZodType<T>);
   default: T;
 }
 
@@ -61,21 +61,21 @@ const KEYS: readonly FieldSetting<EmbeddingConfig>[] = [
   key({
     field: "kind",
     key: P,
-    schema: z.enum(KINDS),
+    schema: () => z.enum(KINDS),
     default: "hash",
     description: "Vector space: hash (default, no download), static, onnx, http or tfidf",
   }),
   key({
     field: "dim",
     key: `${P}_dim`,
-    schema: z.int().min(8).max(8192),
+    schema: () => z.int().min(8).max(8192),
     default: 512,
     description: "Dimensions of the hash and tfidf spaces",
   }),
   key({
     field: "modelPath",
     key: `${P}_model_path`,
-    schema: z.string(),
+    schema: () => z.string(),
     default: "",
     description:
       "Comma list of fastText .vec / Numberbatch files or URLs (URL#sha256=HEX&size=N), averaged when aligned",
@@ -83,17 +83,18 @@ const KEYS: readonly FieldSetting<EmbeddingConfig>[] = [
   key({
     field: "maxWords",
     key: `${P}_max_words`,
-    schema: z.int().min(1),
+    schema: () => z.int().min(1),
     default: 200_000,
     description: "Words read from each static vector file (files list frequent words first)",
   }),
   key({
     field: "onnxName",
     key: `${P}_onnx_name`,
-    schema: z.string().regex(
-      /^$|^[a-z0-9][a-z0-9._-]{0,63}$/,
-      "expected an installed model's name",
-    ),
+    schema: () =>
+      z.string().regex(
+        /^$|^[a-z0-9][a-z0-9._-]{0,63}$/,
+        "expected an installed model's name",
+      ),
     default: "",
     description:
       "Installed model of the onnx space (`homeagent memory model install` sets it); empty: the two paths below",
@@ -101,28 +102,28 @@ const KEYS: readonly FieldSetting<EmbeddingConfig>[] = [
   key({
     field: "onnxModel",
     key: `${P}_onnx_model`,
-    schema: z.string(),
+    schema: () => z.string(),
     default: "",
     description: "Path of an ONNX sentence model (BERT-like inputs)",
   }),
   key({
     field: "onnxVocab",
     key: `${P}_onnx_vocab`,
-    schema: z.string(),
+    schema: () => z.string(),
     default: "",
     description: "Path of the ONNX model's tokenizer.json or WordPiece vocab.txt",
   }),
   key({
     field: "onnxWorker",
     key: `${P}_onnx_worker`,
-    schema: z.boolean(),
+    schema: () => z.boolean(),
     default: true,
     description: "Run the ONNX model in a Worker so turns never wait on a batch being embedded",
   }),
   key({
     field: "onnxMaxTokens",
     key: `${P}_onnx_max_tokens`,
-    schema: z.int().min(8).max(8192),
+    schema: () => z.int().min(8).max(8192),
     default: 512,
     description:
       "Tokens per text fed to the ONNX model, [CLS] and [SEP] included (at most the model's own limit)",
@@ -130,7 +131,7 @@ const KEYS: readonly FieldSetting<EmbeddingConfig>[] = [
   key({
     field: "onnxLowercase",
     key: `${P}_onnx_lowercase`,
-    schema: z.boolean(),
+    schema: () => z.boolean(),
     default: true,
     description: "Lower-case text for a vocab.txt tokenizer (a tokenizer.json says itself)",
   }),
@@ -144,14 +145,14 @@ const KEYS: readonly FieldSetting<EmbeddingConfig>[] = [
   key({
     field: "httpModel",
     key: `${P}_http_model`,
-    schema: z.string(),
+    schema: () => z.string(),
     default: "",
     description: "Embedding model requested from the HTTP endpoint",
   }),
   key({
     field: "httpApiKey",
     key: `${P}_http_api_key`,
-    schema: z.string(),
+    schema: () => z.string(),
     default: "",
     description: "API key of the embeddings endpoint; empty for local servers",
     secret: true,
@@ -159,21 +160,21 @@ const KEYS: readonly FieldSetting<EmbeddingConfig>[] = [
   key({
     field: "httpDim",
     key: `${P}_http_dim`,
-    schema: z.int().min(0),
+    schema: () => z.int().min(0),
     default: 0,
     description: "Dimension of the HTTP model; 0 asks the server at start",
   }),
   key({
     field: "httpBatchSize",
     key: `${P}_http_batch_size`,
-    schema: z.int().min(1).max(2048),
+    schema: () => z.int().min(1).max(2048),
     default: 64,
     description: "Texts per embeddings request",
   }),
   key({
     field: "httpTimeoutMs",
     key: `${P}_http_timeout_ms`,
-    schema: z.int().min(1).max(600_000),
+    schema: () => z.int().min(1).max(600_000),
     default: 30_000,
     description: "Milliseconds one embeddings request may take",
   }),

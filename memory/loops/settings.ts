@@ -47,7 +47,7 @@ export function registerMemoryLoopDefaults(registry: ConfigRegistry): void {
   }
   registry.define({
     key: "core.memory.review_below",
-    schema: z.number().min(0).max(1),
+    schema: () => z.number().min(0).max(1),
     default: 0.6,
     description: "Relations with a confidence below this are sent to the review loop",
   });

@@ -28,46 +28,46 @@ export type RecallSettingsSource = () => RecallSettings;
 const KEYS = {
   dense: {
     key: "core.memory.recall.dense_weight",
-    schema: z.number().min(0).max(1),
+    schema: () => z.number().min(0).max(1),
     default: 0.7,
     description: "Weight of the vector side in recall's mix, for a space that knows meaning " +
       "(a model, word vectors, an HTTP endpoint); the keyword side gets the rest",
   },
   denseWords: {
     key: "core.memory.recall.dense_weight_words",
-    schema: z.number().min(0).max(1),
+    schema: () => z.number().min(0).max(1),
     default: 0.3,
     description: "The same for a words-only space (hash, tfidf), whose vectors are weak",
   },
   denseForeign: {
     key: "core.memory.recall.dense_weight_foreign",
-    schema: z.number().min(0).max(1),
+    schema: () => z.number().min(0).max(1),
     default: 0,
     description: "The same for query words in a script the space's model was not trained for " +
       "(English for a Chinese model): its vectors there are noise, so words decide",
   },
   turns: {
     key: "core.memory.recall.turns",
-    schema: z.int().min(1).max(64),
+    schema: () => z.int().min(1).max(64),
     default: 8,
     description: "Recent turns (inputs and replies) recall's query is built from",
   },
   decay: {
     key: "core.memory.recall.recency_decay",
-    schema: z.number().gt(0).max(1),
+    schema: () => z.number().gt(0).max(1),
     default: 0.7,
     description: "Weight of each turn relative to the next newer one in recall's query",
   },
   recalledTurns: {
     key: "core.memory.recall.recalled_turns",
-    schema: z.int().min(0).max(10_000),
+    schema: () => z.int().min(0).max(10_000),
     default: 10,
     description: "Turns a fact the model fetched with memory_recall stays out of the " +
       "automatic [Memory Index] (0: not at all)",
   },
   recalledMinutes: {
     key: "core.memory.recall.recalled_minutes",
-    schema: z.number().min(0).max(525_600),
+    schema: () => z.number().min(0).max(525_600),
     default: 30,
     description: "Minutes the same holds at most, whatever the turns",
   },

@@ -49,44 +49,44 @@ export const PLUGIN_HOST_KEYS = {
 export function registerPluginDefaults(config: HostConfig): void {
   config.define({
     key: "core.plugins.*.enabled",
-    schema: z.boolean(),
+    schema: () => z.boolean(),
     default: true,
     description: "Whether the installed plugin is started (homeagent plugin enable/disable NAME)",
   });
   config.define({
     key: "core.plugins.npm_registry",
-    schema: z.string().url(),
+    schema: () => z.string().url(),
     default: "https://registry.npmjs.org",
     description: "The npm registry `plugin install npm:<package>` fetches skill packages from",
   });
   config.define({
     key: "core.plugins.allow_native",
-    schema: z.boolean(),
+    schema: () => z.boolean(),
     default: false,
     description: "Allow plugins that run native programs outside the Deno sandbox (a native " +
       "entry, or permissions.run); each such start is logged as a warning (docs/security.md)",
   });
   config.define({
     key: PLUGIN_HOST_KEYS.startTimeoutMs,
-    schema: z.int().min(100).max(600_000),
+    schema: () => z.int().min(100).max(600_000),
     default: 30_000,
     description: "Milliseconds a plugin's start may take before it is stopped and marked failed",
   });
   config.define({
     key: PLUGIN_HOST_KEYS.luaInstructionLimit,
-    schema: z.int().min(1000).max(1e12),
+    schema: () => z.int().min(1000).max(1e12),
     default: 10_000_000,
     description: "VM instructions one call into a Lua plugin may run",
   });
   config.define({
     key: PLUGIN_HOST_KEYS.luaTimeLimitMs,
-    schema: z.int().min(10).max(600_000),
+    schema: () => z.int().min(10).max(600_000),
     default: 5_000,
     description: "Milliseconds one call into a Lua plugin may run (its waits on the host excluded)",
   });
   config.define({
     key: PLUGIN_HOST_KEYS.luaMemoryLimitMb,
-    schema: z.int().min(1).max(2048),
+    schema: () => z.int().min(1).max(2048),
     default: 64,
     description: "Megabytes of memory one Lua plugin's VM may hold",
   });

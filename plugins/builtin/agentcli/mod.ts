@@ -50,37 +50,37 @@ export function registerAgentcliSettings(
   const key = (name: string) => `plugin.agentcli.${name}`;
   config.define({
     key: key("max_terminals"),
-    schema: z.int().min(1).max(64),
+    schema: () => z.int().min(1).max(64),
     default: 8,
     description: "Terminals open at once; terminal_create is refused beyond it",
   });
   config.define({
     key: key("idle_timeout_s"),
-    schema: z.int().min(10).max(86_400),
+    schema: () => z.int().min(10).max(86_400),
     default: 300,
     description: "Default idle time (no output, no use) after which a terminal is closed",
   });
   config.define({
     key: key("shell"),
-    schema: z.string().min(1).max(200),
+    schema: () => z.string().min(1).max(200),
     default: "bash",
     description: "Command a terminal runs when terminal_create names none",
   });
   config.define({
     key: key("workdir"),
-    schema: z.string().max(4096),
+    schema: () => z.string().max(4096),
     default: "",
     description: "Working folder of new terminals; empty: <home>/agentfs",
   });
   config.define({
     key: key("notify"),
-    schema: z.boolean(),
+    schema: () => z.boolean(),
     default: true,
     description: 'Tell the model "[terminal X has new output]" (L3) when a terminal prints',
   });
   config.define({
     key: key("policy"),
-    schema: z.enum(["allow", "ask", "deny"]),
+    schema: () => z.enum(["allow", "ask", "deny"]),
     default: "ask",
     description: "ask: the owner approves each new terminal (web or CLI); allow: no question; " +
       "deny: terminal_create is refused",

@@ -66,7 +66,7 @@ export function registerCfgmgrSettings(
 ): void {
   config.define({
     key: "plugin.cfgmgr.protected_keys",
-    schema: z.array(z.string().min(1).max(200)).max(100),
+    schema: () => z.array(z.string().min(1).max(200)).max(100),
     default: DEFAULT_PROTECTED,
     description: "Keys the agent may not change through config_set (* matches any text); " +
       "plugin.cfgmgr.* is always protected",

@@ -18,25 +18,25 @@ import type { ChangeTracker } from "./tracker.ts";
 export const CHANGES_SETTINGS: PluginSettingDefinition[] = [
   {
     key: "max_file_bytes",
-    schema: z.number().int().min(0).max(100 * 1024 * 1024),
+    schema: () => z.number().int().min(0).max(100 * 1024 * 1024),
     default: 1024 * 1024,
     description: "Largest file content a changeset keeps; larger ones keep a hash only",
   },
   {
     key: "keep",
-    schema: z.number().int().min(1).max(100_000),
+    schema: () => z.number().int().min(1).max(100_000),
     default: 200,
     description: "Most changesets kept in <home>/changesets (the oldest go first)",
   },
   {
     key: "max_total_bytes",
-    schema: z.number().int().min(1024 * 1024),
+    schema: () => z.number().int().min(1024 * 1024),
     default: 100 * 1024 * 1024,
     description: "Most bytes all changesets may take together",
   },
   {
     key: "max_age_days",
-    schema: z.number().int().min(1).max(36_500),
+    schema: () => z.number().int().min(1).max(36_500),
     default: 30,
     description: "Changesets older than this are removed",
   },

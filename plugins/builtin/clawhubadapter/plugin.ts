@@ -13,13 +13,13 @@ import type { SkillInstaller } from "./installer.ts";
 const KEYS: ConfigDefinition[] = [
   {
     key: "plugin.clawhubadapter.search_url",
-    schema: z.string().url(),
+    schema: () => z.string().url(),
     default: "https://clawhub.ai/api/v1/search",
     description: "ClawHub search endpoint (GET ?q=&limit=) of clawhubadapter_plugin_search",
   },
   {
     key: "plugin.clawhubadapter.download_url",
-    schema: z.string().url(),
+    schema: () => z.string().url(),
     default: "https://clawhub.ai/api/v1/download",
     description: "ClawHub download endpoint (GET ?slug=&version=, a zip) for skill installs",
   },

@@ -25,26 +25,26 @@ import { changesSince, snapshot } from "./snapshot.ts";
 export const CMD_SETTINGS: PluginSettingDefinition[] = [
   {
     key: "policy",
-    schema: z.enum(["allow", "ask", "deny"]),
+    schema: () => z.enum(["allow", "ask", "deny"]),
     default: "ask",
     description:
       "allow: run at once; ask: the owner approves each command (web or CLI); deny: never",
   },
   {
     key: "ask_timeout_s",
-    schema: z.number().int().min(5).max(3600),
+    schema: () => z.number().int().min(5).max(3600),
     default: 120,
     description: "How long a command waits for the owner's answer before it is refused",
   },
   {
     key: "max_output_bytes",
-    schema: z.number().int().min(1000).max(1_000_000),
+    schema: () => z.number().int().min(1000).max(1_000_000),
     default: 32_000,
     description: "Output kept per stream (stdout, stderr); the cut is marked",
   },
   {
     key: "track_changes",
-    schema: z.boolean(),
+    schema: () => z.boolean(),
     default: true,
     description: "Record what a command changes under its working folder as a changeset",
   },

@@ -21,19 +21,19 @@ import { filesEdit, filesWrite, type WriteMode } from "./write.ts";
 export const FILES_SETTINGS: PluginSettingDefinition[] = [
   {
     key: "roots",
-    schema: z.array(z.string().refine((p) => p.startsWith("/"), "expected absolute paths")),
+    schema: () => z.array(z.string().refine((p) => p.startsWith("/"), "expected absolute paths")),
     default: [],
     description: "Folders besides <home>/agentfs that files and cmd may use (absolute paths)",
   },
   {
     key: "max_read_bytes",
-    schema: z.number().int().min(1024).max(100 * 1024 * 1024),
+    schema: () => z.number().int().min(1024).max(100 * 1024 * 1024),
     default: 10 * 1024 * 1024,
     description: "Largest file files_read, files_search and files_edit open, in bytes",
   },
   {
     key: "max_write_bytes",
-    schema: z.number().int().min(1024).max(100 * 1024 * 1024),
+    schema: () => z.number().int().min(1024).max(100 * 1024 * 1024),
     default: 1024 * 1024,
     description: "Largest file files_write and files_edit produce, in bytes",
   },

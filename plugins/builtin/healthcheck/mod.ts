@@ -46,19 +46,19 @@ export function registerHealthcheckSettings(
 ): void {
   config.define({
     key: "plugin.healthcheck.interval_min",
-    schema: z.int().min(0).max(1440),
+    schema: () => z.int().min(0).max(1440),
     default: 30,
     description: "Minutes between automatic checks (the first one minute after start); 0: off",
   });
   config.define({
     key: "plugin.healthcheck.disk_warn_mb",
-    schema: z.int().min(0).max(10_000_000),
+    schema: () => z.int().min(0).max(10_000_000),
     default: 2048,
     description: "Free space on the home's disk below which the disk check warns (MB)",
   });
   config.define({
     key: "plugin.healthcheck.disk_fail_mb",
-    schema: z.int().min(0).max(10_000_000),
+    schema: () => z.int().min(0).max(10_000_000),
     default: 256,
     description: "Free space on the home's disk below which the disk check fails (MB)",
   });

@@ -43,13 +43,13 @@ const stringMap = z.lazy(() => z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_-
 const KEYS: ConfigDefinition[] = [
   {
     key: `${PREFIX}*.command`,
-    schema: z.string(),
+    schema: () => z.string(),
     default: "",
     description: "Program of a stdio MCP server (found on PATH), e.g. npx",
   },
   {
     key: `${PREFIX}*.args`,
-    schema: z.array(z.string()),
+    schema: () => z.array(z.string()),
     default: [],
     description: 'Arguments of the stdio server, a JSON list: ["-y","@scope/server"]',
   },
@@ -62,19 +62,19 @@ const KEYS: ConfigDefinition[] = [
   },
   {
     key: `${PREFIX}*.cwd`,
-    schema: z.string(),
+    schema: () => z.string(),
     default: "",
     description: "Working folder of the stdio server (default: the daemon's)",
   },
   {
     key: `${PREFIX}*.url`,
-    schema: z.string(),
+    schema: () => z.string(),
     default: "",
     description: "URL of an HTTP MCP server (Streamable HTTP, or legacy SSE as a fallback)",
   },
   {
     key: `${PREFIX}*.transport`,
-    schema: z.enum(["auto", "stdio", "http", "sse"]),
+    schema: () => z.enum(["auto", "stdio", "http", "sse"]),
     default: "auto",
     description: "stdio, http or sse; auto: stdio with a command, else http falling back to sse",
   },
@@ -87,13 +87,13 @@ const KEYS: ConfigDefinition[] = [
   },
   {
     key: `${PREFIX}*.enabled`,
-    schema: z.boolean(),
+    schema: () => z.boolean(),
     default: true,
     description: "Whether the MCP server is started",
   },
   {
     key: `${PREFIX}*.timeout_ms`,
-    schema: z.number().int().min(100).max(3_600_000),
+    schema: () => z.number().int().min(100).max(3_600_000),
     default: 60_000,
     description: "Per-call timeout of the server's tools, ms",
   },

@@ -22,13 +22,13 @@ import { Timers } from "./timers.ts";
 export const TIMER_SETTINGS: PluginSettingDefinition[] = [
   {
     key: "max_timers",
-    schema: z.number().int().min(1).max(1000),
+    schema: () => z.number().int().min(1).max(1000),
     default: 100,
     description: "Most timers pending at once",
   },
   {
     key: "timezone",
-    schema: z.string().max(100),
+    schema: () => z.string().max(100),
     default: "",
     description: "IANA time zone of cron expressions (e.g. Europe/Berlin); empty: the system's",
   },
