@@ -17,10 +17,12 @@ export interface StoredVector {
 }
 
 /**
- * The sign-code stage keeps this many int8 candidates per one the search needs, and at least
- * SIGN_POOL_MIN; below twice that many vectors the int8 scan reads everything (it is cheap).
- * Over 100,000 real sentence vectors the exact top 10 and top 200 were kept in 100 of 100
- * queries with these, and in 99 of 100 with 8× and 1,024 (tests/memory/docs/sign_stage_model_test.ts).
+ * The sign-code stage keeps this many int8 candidates per result the search returns (`k`, not
+ * the larger re-score pool), and at least SIGN_POOL_MIN; below twice that many vectors the int8
+ * scan reads everything (it is cheap). Over 100,000 real sentence vectors the exact top 10 and
+ * top 200 were kept in 100 of 100 queries with these, and in 99 of 100 with 8× and 1,024
+ * (tests/memory/docs/sign_stage_model_test.ts). Per re-score pool instead (8,000 for the
+ * documents' 200) the int8 stage cost twice as much for the same top 200 (issue 14).
  */
 const SIGN_POOL_FACTOR = 20;
 const SIGN_POOL_MIN = 4096;
@@ -46,6 +48,13 @@ export interface DocVectorsOptions {
    * top k sit well inside them.
    */
   rerank?: number;
+  /**
+   * Float vectors read by `exact` kept for the next searches (least recently used go first);
+   * default 2,048 (4 MB at 512 dimensions), 0 for none. Consecutive recalls re-score mostly the
+   * same candidates (their queries share the recent turns), and reading them back was a third
+   * of a recall (~5 ms of SQLite at 100,000 documents). `put` and `delete` drop an id's copy.
+   */
+  floatCache?: number;
 }
 
 /** Document vectors by id, scored by cosine (the vectors are L2-normalised). */
@@ -56,6 +65,7 @@ export class DocVectors {
   #ids: string[] = [];
   #keys: number[] = [];
   #slots = new Map<string, number>();
+  #floats = new Map<string, Float32Array>();
 
   constructor(dim: number, options: DocVectorsOptions = {}) {
     this.dim = dim;
@@ -79,6 +89,7 @@ export class DocVectors {
    * stored the vector first, so the load reads it.
    */
   put(id: string, vector: Float32Array, key?: number): void {
+    this.#floats.delete(id);
     if (!this.#set) return;
     const slot = this.#slots.get(id);
     if (slot !== undefined) {
@@ -90,8 +101,17 @@ export class DocVectors {
     this.#keys.push(key ?? -1);
   }
 
+  /**
+   * Drop the cached float copy of `id`: its stored vector was changed or left its space in the
+   * tier's database (an entity renamed, before its re-embed), so `exact` must read it again.
+   */
+  uncache(id: string): void {
+    this.#floats.delete(id);
+  }
+
   /** Remove the vector of `id`; false when it had none (or the index is not loaded yet). */
   delete(id: string): boolean {
+    this.#floats.delete(id);
     const slot = this.#slots.get(id);
     if (slot === undefined || !this.#set) return false;
     const moved = this.#set.remove(slot);
@@ -119,12 +139,12 @@ export class DocVectors {
     if (this.#ids.length === 0 || k <= 0) return [];
     const exact = this.#o.exact;
     const pool = Math.min(exact ? Math.max(2 * k, this.#o.rerank ?? 64) : k, this.#ids.length);
-    const candidates = Math.max(SIGN_POOL_MIN, SIGN_POOL_FACTOR * pool);
+    const candidates = Math.max(SIGN_POOL_MIN, SIGN_POOL_FACTOR * Math.min(k, pool));
     const near = 2 * candidates <= this.#ids.length ? { candidates } : {};
     const slots = set.topK(query, pool, near);
     const hits = slots.map((hit) => ({ id: this.#ids[hit.slot]!, score: hit.score }));
     if (!exact) return hits;
-    const floats = exact(hits.map((h) => h.id), slots.map((hit) => this.#keys[hit.slot]!));
+    const floats = this.#exact(exact, hits, slots.map((hit) => this.#keys[hit.slot]!));
     return hits.flatMap((h) => {
       const vector = floats.get(h.id);
       return vector?.length === this.dim ? [{ id: h.id, score: dot(query, vector) }] : [];
@@ -134,7 +154,36 @@ export class DocVectors {
 
   /** Bytes held in memory for the vectors (0 before a lazy load). */
   residentBytes(): number {
-    return this.#set?.residentBytes() ?? 0;
+    return (this.#set?.residentBytes() ?? 0) + this.#floats.size * this.dim * 4;
+  }
+
+  /** The float vectors of `hits`: the cached ones, the rest read by `exact` and cached. */
+  #exact(
+    exact: NonNullable<DocVectorsOptions["exact"]>,
+    hits: readonly { id: string }[],
+    keys: readonly number[],
+  ): Map<string, Float32Array> {
+    const limit = this.#o.floatCache ?? 2048;
+    const out = new Map<string, Float32Array>();
+    const missing: string[] = [];
+    const missingKeys: number[] = [];
+    hits.forEach((h, i) => {
+      const known = this.#floats.get(h.id);
+      if (known === undefined) return missing.push(h.id), missingKeys.push(keys[i]!);
+      out.set(h.id, known);
+      this.#floats.delete(h.id); // refresh its place
+      this.#floats.set(h.id, known);
+    });
+    if (missing.length === 0) return out;
+    for (const [id, vector] of exact(missing, missingKeys)) {
+      out.set(id, vector);
+      if (limit > 0 && vector.length === this.dim) this.#floats.set(id, vector);
+    }
+    for (const id of this.#floats.keys()) {
+      if (this.#floats.size <= limit) break;
+      this.#floats.delete(id);
+    }
+    return out;
   }
 
   #create(): QuantizedVectorSet {

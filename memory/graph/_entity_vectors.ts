@@ -98,6 +98,8 @@ export class EntityVectors {
   /** Embed and store entities `ids`; false (logged) when the space failed, true otherwise. */
   async embed(ids: readonly number[], signal?: AbortSignal, priority?: EmbedPriority) {
     if (ids.length === 0) return true;
+    // An edit cleared their space in the rows: a failed embed must not leave a cached vector.
+    for (const id of ids) this.#vectors.uncache(String(id));
     const embedder = this.#embedder;
     const entities = entitiesByIds(this.#g, ids);
     try {

@@ -287,3 +287,21 @@ Deno.test("an index from before textForScoring re-embeds and re-indexes its stam
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("DocStore scores a rewritten or removed document by what it holds now, not a cached vector", async () => {
+  await withStore(async ({ store }) => {
+    const ids: string[] = [];
+    for (const content of NOTES) ids.push((await store.insert({ content, source: "cli" })).id);
+    const embedder = createHashEmbedder({ dim: 256 });
+    const [old, next] = await embedder.embed([NOTES[2]!, "Grandpa keeps bees on the roof"]);
+    const before = await store.query("Ann", { k: 5, minDense: 0, vector: old });
+    assert.ok(Math.abs(before.find((h) => h.document.id === ids[2])!.dense! - 1) < 1e-6);
+    const doc = (await store.get(ids[2]!))!;
+    await store.rewrite(ids[2]!, { ...doc, content: "Grandpa keeps bees on the roof" });
+    const after = await store.query("Ann", { k: 5, minDense: 0, vector: next });
+    assert.ok(Math.abs(after.find((h) => h.document.id === ids[2])!.dense! - 1) < 1e-6);
+    await store.remove(ids[2]!);
+    const gone = await store.query("bees", { k: 5, minDense: 0, vector: next });
+    assert.equal(gone.some((h) => h.document.id === ids[2]), false);
+  });
+});

@@ -130,3 +130,45 @@ Deno.test("DocVectors loads at its first search and keeps in step with writes af
   assert.equal(vectors.search(early, 1)[0]?.id, "early");
   assert.equal(loads, 1);
 });
+
+Deno.test("DocVectors reads a re-score vector once, again after a put, delete or uncache", () => {
+  const rows = randomVectors(300, 32, 21);
+  const stored = new Map(rows.map((r) => [r.id, r.vector]));
+  const reads: string[] = [];
+  const vectors = new DocVectors(32, {
+    load: () => [...stored].map(([id, vector]) => ({ id, vector })),
+    exact: (ids) => {
+      reads.push(...ids);
+      return new Map(ids.flatMap((id) => stored.has(id) ? [[id, stored.get(id)!]] : []));
+    },
+    rerank: 8,
+    floatCache: 20,
+  });
+  const query = rows[5]!.vector;
+  const first = vectors.search(query, 4);
+  assert.equal(reads.length, 8, "the int8 pool is read from the store once");
+  reads.length = 0;
+  assert.deepEqual(vectors.search(query, 4), first);
+  assert.equal(reads.length, 0, "consecutive searches re-score from the cached floats");
+  // A re-embed replaces the float the next search scores by.
+  const moved = normalised(query.map((x, i) => x + (i % 2 ? 0.3 : -0.3)));
+  stored.set("v5", moved);
+  vectors.put("v5", moved);
+  const top = vectors.search(moved, 1)[0]!;
+  assert.equal(top.id, "v5");
+  assert.ok(reads.includes("v5"), "a put drops the cached float");
+  assert.ok(Math.abs(top.score - dot(moved, moved)) < 1e-6, "scored by the new vector");
+  // The store changed the row behind the index's back (it left its space): read it again.
+  reads.length = 0;
+  stored.delete("v5");
+  vectors.uncache("v5");
+  assert.notEqual(vectors.search(moved, 1)[0]?.id, "v5", "a row gone from the store drops out");
+  assert.ok(reads.includes("v5"));
+  // A deleted id's float goes with it, and the cache stays within its bound.
+  vectors.delete("v5");
+  for (const row of rows.slice(0, 40)) vectors.search(row.vector, 4);
+  assert.ok(vectors.residentBytes() > 0);
+  reads.length = 0;
+  vectors.search(rows[0]!.vector, 4);
+  assert.ok(reads.length > 0, "only the 20 latest floats are kept: the first ones were let go");
+});
