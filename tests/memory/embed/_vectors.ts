@@ -1,5 +1,7 @@
 /** Shared helpers of the embedder tests: ranking, small word-vector files, temp dirs. */
+import { join } from "node:path";
 import { cosine } from "../../../memory/mod.ts";
+import { tinyEmbeddingModel } from "../../fixtures/tiny_onnx.ts";
 
 // axes: food, weather, liking, eating, film, time
 const AXES: Record<string, number[]> = {
@@ -54,4 +56,21 @@ export async function best(
   const [q, ...rest] = await embed([query, ...candidates]);
   const scores = rest.map((v) => cosine(q!, v));
   return { winner: candidates[scores.indexOf(Math.max(...scores))]!, scores };
+}
+
+/**
+ * Run `fn` with a tiny generated BERT model (tests/fixtures/tiny_onnx.ts) whose word vectors
+ * are `vocab`'s, and its vocab.txt, in a temporary folder.
+ */
+export async function withTinyModel(
+  vocab: readonly [string, number[]][],
+  fn: (model: string, vocabFile: string) => Promise<void>,
+): Promise<void> {
+  await withTempDir(async (dir) => {
+    const model = join(dir, "tiny-bert.onnx");
+    const vocabFile = join(dir, "vocab.txt");
+    await Deno.writeFile(model, tinyEmbeddingModel(vocab.map(([, v]) => v)));
+    await Deno.writeTextFile(vocabFile, vocab.map(([t]) => t).join("\n") + "\n");
+    await fn(model, vocabFile);
+  });
 }

@@ -7,9 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { silentLogger } from "../../../core/mod.ts";
 import { loadOnnxEmbedder } from "../../../memory/mod.ts";
-import { tinyEmbeddingModel } from "../../fixtures/tiny_onnx.ts";
 import { MemoryLogger } from "../../fakes/logger.ts";
-import { withTempDir } from "./_vectors.ts";
+import { withTinyModel } from "./_vectors.ts";
 
 const VOCAB: [string, number[]][] = [
   ["[PAD]", [0, 0, 0, 0]],
@@ -22,18 +21,8 @@ const VOCAB: [string, number[]][] = [
 ];
 const TEXTS = ["apple", "love rain", "rain rain apple"];
 
-async function withTinyModel(fn: (model: string, vocab: string) => Promise<void>) {
-  await withTempDir(async (dir) => {
-    const model = join(dir, "tiny-bert.onnx");
-    const vocab = join(dir, "vocab.txt");
-    await Deno.writeFile(model, tinyEmbeddingModel(VOCAB.map(([, v]) => v)));
-    await Deno.writeTextFile(vocab, VOCAB.map(([t]) => t).join("\n") + "\n");
-    await fn(model, vocab);
-  });
-}
-
 Deno.test("ONNX embedder runs native onnxruntime where FFI is allowed, in its Worker and inline", async () => {
-  await withTinyModel(async (modelPath, vocabPath) => {
+  await withTinyModel(VOCAB, async (modelPath, vocabPath) => {
     const logger = new MemoryLogger();
     const open = (worker: boolean, engine?: "wasm") =>
       loadOnnxEmbedder({ modelPath, vocabPath, logger, worker, engine });
@@ -59,7 +48,7 @@ Deno.test("ONNX embedder runs native onnxruntime where FFI is allowed, in its Wo
 });
 
 Deno.test("ONNX embedder falls back to the wasm build without FFI permission, and says why", async () => {
-  await withTinyModel(async (modelPath, vocabPath) => {
+  await withTinyModel(VOCAB, async (modelPath, vocabPath) => {
     const script = join(modelPath, "..", "probe.ts");
     const mod = new URL("../../../memory/mod.ts", import.meta.url).href;
     await Deno.writeTextFile(

@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { EmbeddingError, silentLogger } from "../../../core/mod.ts";
 import { loadOnnxEmbedder, WordPieceTokenizer } from "../../../memory/mod.ts";
-import { tinyEmbeddingModel } from "../../fixtures/tiny_onnx.ts";
 import { MemoryLogger } from "../../fakes/logger.ts";
-import { best, withTempDir } from "./_vectors.ts";
+import { best, withTinyModel } from "./_vectors.ts";
 
 // axes: food, weather, liking, filler
 const VOCAB: [string, number[]][] = [
@@ -47,16 +45,6 @@ function tokenizerJson(lowercase = true): string {
   });
 }
 
-async function withTinyModel(fn: (model: string, vocab: string) => Promise<void>) {
-  await withTempDir(async (dir) => {
-    const model = join(dir, "tiny-bert.onnx");
-    const vocab = join(dir, "vocab.txt");
-    await Deno.writeFile(model, tinyEmbeddingModel(VOCAB.map(([, v]) => v)));
-    await Deno.writeTextFile(vocab, VOCAB.map(([t]) => t).join("\n") + "\n");
-    await fn(model, vocab);
-  });
-}
-
 Deno.test("WordPieceTokenizer splits words greedily, CJK per character, punctuation apart", () => {
   const tokenizer = new WordPieceTokenizer(VOCAB.map(([t]) => t).join("\n"));
   assert.deepEqual(tokenizer.tokenize("Apples, RAINING!"), [
@@ -78,7 +66,7 @@ Deno.test("WordPieceTokenizer splits words greedily, CJK per character, punctuat
 });
 
 Deno.test("ONNX embedder mean-pools a tiny generated model and ranks Chinese and English", async () => {
-  await withTinyModel(async (modelPath, vocabPath) => {
+  await withTinyModel(VOCAB, async (modelPath, vocabPath) => {
     const embedder = await loadOnnxEmbedder({
       modelPath,
       vocabPath,
@@ -113,7 +101,7 @@ Deno.test("ONNX embedder reports missing files and a broken model explicitly", a
     (e: unknown) =>
       e instanceof EmbeddingError && e.kind === "unavailable" && e.provider === "onnx",
   );
-  await withTinyModel(async (modelPath, vocabPath) => {
+  await withTinyModel(VOCAB, async (modelPath, vocabPath) => {
     await assert.rejects(
       loadOnnxEmbedder({ modelPath: modelPath + ".missing", vocabPath, logger: silentLogger }),
       (e: unknown) => e instanceof EmbeddingError && e.kind === "unavailable",
@@ -127,7 +115,7 @@ Deno.test("ONNX embedder reports missing files and a broken model explicitly", a
 });
 
 Deno.test("ONNX embedder takes the [CLS] vector for a model that pools that way", async () => {
-  await withTinyModel(async (modelPath, vocabPath) => {
+  await withTinyModel(VOCAB, async (modelPath, vocabPath) => {
     const embedder = await loadOnnxEmbedder({
       modelPath,
       vocabPath,
@@ -149,7 +137,7 @@ Deno.test("ONNX embedder takes the [CLS] vector for a model that pools that way"
 });
 
 Deno.test("ONNX embedder reads a tokenizer.json and gives the same vectors in a Worker and inline", async () => {
-  await withTinyModel(async (modelPath, _vocab) => {
+  await withTinyModel(VOCAB, async (modelPath, _vocab) => {
     const tokenizer = modelPath.replace(/tiny-bert\.onnx$/, "tokenizer.json");
     await Deno.writeTextFile(tokenizer, tokenizerJson());
     const texts = ["Apples, RAINING today!", "我喜欢吃苹果", "delicious apples"];
@@ -169,7 +157,7 @@ Deno.test("ONNX embedder reads a tokenizer.json and gives the same vectors in a 
 });
 
 Deno.test("ONNX embedder refuses a model whose sha256 is not the installed one", async () => {
-  await withTinyModel(async (modelPath, vocabPath) => {
+  await withTinyModel(VOCAB, async (modelPath, vocabPath) => {
     await assert.rejects(
       loadOnnxEmbedder({
         modelPath,
@@ -183,7 +171,7 @@ Deno.test("ONNX embedder refuses a model whose sha256 is not the installed one",
 });
 
 Deno.test("ONNX embedder runs inline, and says so, where its Worker module cannot load (a bundle)", async () => {
-  await withTinyModel(async (modelPath, vocabPath) => {
+  await withTinyModel(VOCAB, async (modelPath, vocabPath) => {
     const logger = new MemoryLogger();
     const embedder = await loadOnnxEmbedder({
       modelPath,
