@@ -161,10 +161,19 @@ function agentPlugin(): esbuild.Plugin {
           return { path: join(ROOT, ".ci/agent_node", `${args.path.slice(5)}.ts`) };
         });
       }
+      // Packages that find files beside their own (node-pty its native binding) load from
+      // node_modules as from the source tree, by a computed import (computedChunkImports).
+      build.onResolve(
+        { filter: RUNTIME_PACKAGES },
+        (args) => ({ path: args.path, external: true }),
+      );
       nodeBuiltinsAndDevTools(build);
     },
   };
 }
+
+/** Packages the agent imports from node_modules at run time instead of carrying them. */
+const RUNTIME_PACKAGES = /^(yaml|@lydell\/node-pty)$/;
 
 /**
  * `text` with `import.meta.url`, `Deno.mainModule` and `import.meta.resolve("…")` replaced by
@@ -189,6 +198,9 @@ export function computedChunkImports(js: string): string {
   return js.replace(
     /\bimport\(\s*"(\.\/chunk-[\w-]+\.js)"\s*\)/g,
     (_all, chunk: string) => `import(new URL(${JSON.stringify(chunk)}, import.meta.url).href)`,
+  ).replace(
+    /\bimport\(\s*"(yaml|@lydell\/node-pty)"\s*\)/g,
+    (_all, name: string) => `import(String(${JSON.stringify(name)}))`,
   );
 }
 

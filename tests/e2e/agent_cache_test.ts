@@ -105,3 +105,16 @@ Deno.test("an agent run from the cache serves status and a Chinese chat over its
   await Deno.remove(home, { recursive: true });
   assert.equal(code, 0, await stderr); // an orderly stop
 });
+
+Deno.test("the agent cache imports yaml and node-pty from node_modules, so node-pty finds its binding", async () => {
+  await using built = await build();
+  // Carried in a chunk, node-pty looked for its native binding beside dist/agent/ and every
+  // terminal failed, and yaml's parser failed on every SKILL.md (found with a current cache).
+  const carried = Object.keys(built.metafile.inputs).map(origin)
+    .filter((name) => name === "npm:yaml" || name === "npm:@lydell/node-pty");
+  assert.deepEqual([...new Set(carried)], []);
+  const imports = Object.values(built.metafile.outputs).flatMap((out) => out.imports)
+    .filter((i) => i.external && (i.path === "yaml" || i.path === "@lydell/node-pty"))
+    .map((i) => i.path);
+  assert.deepEqual([...new Set(imports)].sort(), ["@lydell/node-pty", "yaml"]);
+});
