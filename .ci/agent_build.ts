@@ -173,7 +173,11 @@ function agentPlugin(): esbuild.Plugin {
 }
 
 /** Packages the agent imports from node_modules at run time instead of carrying them. */
-const RUNTIME_PACKAGES = /^(yaml|@lydell\/node-pty)$/;
+const RUNTIME_PACKAGE_NAMES = ["yaml", "@lydell/node-pty"];
+const RUNTIME_NAMES = RUNTIME_PACKAGE_NAMES.map((name) => name.replaceAll("/", "\\/")).join("|");
+const RUNTIME_PACKAGES = new RegExp(`^(${RUNTIME_NAMES})$`);
+/** An import() of one of them, as esbuild leaves it. */
+const RUNTIME_IMPORT = new RegExp(`\\bimport\\(\\s*"(${RUNTIME_NAMES})"\\s*\\)`, "g");
 
 /**
  * `text` with `import.meta.url`, `Deno.mainModule` and `import.meta.resolve("…")` replaced by
@@ -192,16 +196,14 @@ export function asFromSource(text: string, path: string, mainUrl: string): strin
 /**
  * `js` with each `import("./chunk-X.js")` made a computed import: Deno reads and parses every
  * literal import() of the program before it starts (measured: all 45 chunks, 6.5 MB, at every
- * start), so only main.js's, the folders it loads at once, stay literal.
+ * start), so only main.js's, the folders it loads at once, stay literal. The packages taken from
+ * node_modules at run time (RUNTIME_PACKAGES) get a computed import for the same reason.
  */
 export function computedChunkImports(js: string): string {
   return js.replace(
     /\bimport\(\s*"(\.\/chunk-[\w-]+\.js)"\s*\)/g,
     (_all, chunk: string) => `import(new URL(${JSON.stringify(chunk)}, import.meta.url).href)`,
-  ).replace(
-    /\bimport\(\s*"(yaml|@lydell\/node-pty)"\s*\)/g,
-    (_all, name: string) => `import(String(${JSON.stringify(name)}))`,
-  );
+  ).replace(RUNTIME_IMPORT, (_all, name: string) => `import(String(${JSON.stringify(name)}))`);
 }
 
 /**
