@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Logger, MemoryDocument } from "../../core/mod.ts";
+import { contentWords, type DocTerms } from "./_terms.ts";
 import {
   checkpoint,
   type CheckpointResult,
@@ -43,6 +44,9 @@ const MIGRATIONS = [
   // from before migration 2) is redone too.
   `update docs set fingerprint = null where content is null or content glob
      '*[[][0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]] *';`,
+  // How many of `terms`, at the end, are the content's own words (_terms.ts): recall's ranking
+  // reads them instead of cutting the content again. Null in rows indexed before it.
+  `alter table docs add column content_terms integer;`,
 ];
 
 /** One index row, without its vector. */
@@ -66,6 +70,11 @@ export interface IndexBody {
   entities: string[];
 }
 
+/** A row's body with its content's analyzed words, when the row has them (_terms.ts). */
+export interface IndexHit extends IndexRow, Partial<IndexBody> {
+  words?: string[];
+}
+
 /** The index database of a document folder. */
 export class DocIndexDb {
   #db: DatabaseSync;
@@ -81,13 +90,14 @@ export class DocIndexDb {
     return s;
   }
 
-  /** Insert a document row with its analyzed words (space-separated); returns its rowid. */
-  insert(row: IndexRow & IndexBody, terms: string, vector?: Float32Array): number {
+  /** Insert a document row with its analyzed words; returns its rowid. */
+  insert(row: IndexRow & IndexBody, terms: DocTerms, vector?: Float32Array): number {
     return Number(
       this.#sql(
         `insert into docs (id, hash, summary, source, created_at, updated_at, access_count,
-         last_access, turn_ids, fingerprint, vector, terms, content, tags, entities)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         last_access, turn_ids, fingerprint, vector, terms, content, tags, entities,
+         content_terms)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         row.id,
         row.hash,
@@ -100,22 +110,29 @@ export class DocIndexDb {
         JSON.stringify(row.turnIds),
         row.fingerprint ?? null,
         vector ? new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength) : null,
-        terms,
+        terms.words.join(" "),
         row.content,
         JSON.stringify(row.tags),
         JSON.stringify(row.entities),
+        terms.content,
       ).lastInsertRowid,
     );
   }
 
-  /** The rows of `ids` with their bodies (a row not filled yet has none), by id; one select. */
-  documents(ids: readonly string[]): Map<string, IndexRow & Partial<IndexBody>> {
+  /**
+   * The rows of `ids` with their bodies (a row not filled yet has none) and their content's
+   * words (when kept), by id; one select.
+   */
+  documents(ids: readonly string[]): Map<string, IndexHit> {
     const rows = this.#sql(
       `select id, hash, summary, source, created_at, updated_at, access_count, last_access,
-         turn_ids, fingerprint, content, tags, entities
+         turn_ids, fingerprint, content, tags, entities, terms, content_terms
        from docs where id in (select value from json_each(?))`,
     ).all(JSON.stringify(ids));
-    return new Map(rows.map((r) => [String(r.id), { ...toRow(r), ...toBody(r) }]));
+    return new Map(rows.map((r) => {
+      const words = contentWords(r);
+      return [String(r.id), { ...toRow(r), ...toBody(r), ...(words && { words }) }];
+    }));
   }
 
   /** Ids of rows without a body (an index from before bodies were kept). */
@@ -233,12 +250,27 @@ export class DocIndexDb {
     );
   }
 
-  /** Replace a document's vector and its analyzed words (space-separated). */
-  setVector(id: string, fingerprint: string, vector: Float32Array, terms: string): void {
-    this.#sql("update docs set fingerprint = ?, vector = ?, terms = ? where id = ?").run(
+  /**
+   * Replace a document's vector and its analyzed words, those of `content`: the count of the
+   * content's own is kept only when the row's body is that content (a row's words must be its
+   * body's, whatever a file held).
+   */
+  setVector(
+    id: string,
+    fingerprint: string,
+    vector: Float32Array,
+    terms: DocTerms,
+    content: string,
+  ): void {
+    this.#sql(
+      `update docs set fingerprint = ?, vector = ?, terms = ?,
+         content_terms = case when content = ? then ? end where id = ?`,
+    ).run(
       fingerprint,
       new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength),
-      terms,
+      terms.words.join(" "),
+      content,
+      terms.content,
       id,
     );
   }

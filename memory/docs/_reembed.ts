@@ -10,6 +10,7 @@ import type { Embedder, MemoryDocument } from "../../core/mod.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
 import type { DocIndexDb } from "./_index_db.ts";
 import { type DocRecord, writeDocFile } from "./_files.ts";
+import type { DocTerms } from "./_terms.ts";
 
 /** The parts of a store that a re-embed writes through. */
 export interface ReembedParts {
@@ -19,9 +20,9 @@ export interface ReembedParts {
   /** A document's file, or undefined (logged) when it cannot be read. */
   read(id: string): Promise<DocRecord | undefined>;
   /** The words a document is indexed by. */
-  terms(document: MemoryDocument): string[];
+  terms(document: MemoryDocument): DocTerms;
   /** The in-memory indexes take the new vector and words. */
-  reindexed(id: string, vector: Float32Array, terms: string[]): void;
+  reindexed(id: string, vector: Float32Array, terms: DocTerms): void;
 }
 
 /** Re-embed stale documents `batch` at a time (default 64), reporting progress; returns the count. */
@@ -46,8 +47,9 @@ export async function reembedStaleDocuments(
       const vector = { fingerprint: embedder.fingerprint, vector: vectors[j]! };
       await writeDocFile(parts.dir, { ...record, vector });
       const terms = parts.terms(record.document);
-      db.setVector(record.document.id, vector.fingerprint, vector.vector, terms.join(" "));
-      parts.reindexed(record.document.id, vector.vector, terms);
+      const { id, content } = record.document;
+      db.setVector(id, vector.fingerprint, vector.vector, terms, content);
+      parts.reindexed(id, vector.vector, terms);
     }
     done += records.length;
     options.onProgress?.(done);

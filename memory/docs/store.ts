@@ -15,6 +15,7 @@ import type {
   TextRedactor,
 } from "../../core/mod.ts";
 import { errorMessage, textForScoring } from "../../core/mod.ts";
+import { type DocTerms, docTerms } from "./_terms.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { type DocIndexDb, openDocIndex, rowDocument } from "./_index_db.ts";
@@ -41,6 +42,14 @@ export type DocQueryOptions = Parameters<DocumentStore["query"]>[1] & {
   /** The query's vector (recall embeds it once for every tier), or its promise (query.ts). */
   vector?: QueryVector;
 };
+
+/**
+ * A hit of DocStore.query, with its content's words as the store's analyzer cuts them
+ * (`tokenize(textForScoring(content))`) when the index kept them: recall's ranking reads them.
+ */
+export interface DocHit extends ScoredDocument {
+  words?: string[];
+}
 
 /** Options of DocStore.open. */
 export interface DocStoreOptions {
@@ -162,7 +171,7 @@ export class DocStore implements DocumentStore {
     return kept;
   }
 
-  async query(text: string, options: DocQueryOptions = {}): Promise<ScoredDocument[]> {
+  async query(text: string, options: DocQueryOptions = {}): Promise<DocHit[]> {
     const k = options.k ?? 3;
     // Not size(): count(*) walks an index of every row (~5–20 ms at 100,000), each query.
     if (text.trim() === "" || this.#db.empty()) return [];
@@ -183,16 +192,20 @@ export class DocStore implements DocumentStore {
     })
       .filter((h) => h.keyword !== undefined || (h.dense ?? 0) >= minDense).slice(0, k);
     const rows = this.#db.documents(fused.map((h) => h.id));
-    const hits: ScoredDocument[] = [];
+    const hits: DocHit[] = [];
     for (const hit of fused) {
       // A row without its body (its copy failed at open) is read from its file.
-      const document = rowDocument(rows.get(hit.id)) ?? (await this.#read(hit.id))?.document;
+      const row = rows.get(hit.id);
+      const fromRow = rowDocument(row);
+      const document = fromRow ?? (await this.#read(hit.id))?.document;
       if (!document) continue;
+      const words = fromRow && row?.words ? { words: row.words } : {};
       hits.push({
         document,
         score: hit.score,
         dense: hit.dense,
         keyword: hit.keyword !== undefined,
+        ...words,
       });
     }
     if (options.touch && hits.length > 0) await this.#touch(hits.map((h) => h.document));
@@ -315,7 +328,7 @@ export class DocStore implements DocumentStore {
       reindexed: (id, vector, terms) => {
         this.#vectors.put(id, vector);
         this.#words.remove(id);
-        this.#words.add(id, terms);
+        this.#words.add(id, terms.words);
       },
     }, options);
   }
@@ -326,21 +339,21 @@ export class DocStore implements DocumentStore {
   }
 
   /** Returns the row's rowid. */
-  #indexRow(record: DocRecord, terms: string[]): number {
+  #indexRow(record: DocRecord, terms: DocTerms): number {
     const d = record.document;
     const row = { ...d, hash: record.hash, fingerprint: record.vector?.fingerprint };
-    return this.#db.insert(row, terms.join(" "), record.vector?.vector);
+    return this.#db.insert(row, terms, record.vector?.vector);
   }
 
-  #indexMemory(record: DocRecord, terms: string[], key?: number): void {
-    this.#words.add(record.document.id, terms);
+  #indexMemory(record: DocRecord, terms: DocTerms, key?: number): void {
+    this.#words.add(record.document.id, terms.words);
     if (record.vector?.fingerprint === this.#o.embedder.fingerprint) {
       this.#vectors.put(record.document.id, record.vector.vector, key);
     }
   }
 
-  #terms(d: MemoryDocument): string[] {
-    return this.#o.analyzer.tokenize(textForScoring(`${d.summary}\n${d.content}`));
+  #terms(d: MemoryDocument): DocTerms {
+    return docTerms(this.#o.analyzer, d);
   }
 
   async #read(id: string): Promise<DocRecord | undefined> {

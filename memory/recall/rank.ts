@@ -5,14 +5,20 @@
  * item's rank does not depend on which tier happens to hold it. The prompt's "[Related Memory
  * Docs]" and the evaluation both read it.
  */
-import type { ContextEvent, DocumentStore, Embedder, MemoryDocument } from "../../core/mod.ts";
+import type {
+  ContextEvent,
+  DocumentStore,
+  Embedder,
+  MemoryDocument,
+  ScoredDocument,
+} from "../../core/mod.ts";
 import { cleanText, textForScoring, textForVector } from "../../core/mod.ts";
 import { Bm25Index } from "../text/bm25.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
 import { type MixCandidate, mixScores } from "./mix.ts";
 import { embedQuery, queryTerms, type QueryVector, type RecallQuery } from "./query.ts";
 import { defaultRecallSettings, denseWeightFor, type RecallSettings } from "./config.ts";
-import { wordScores } from "./words.ts";
+import { wordScores, wordsOf } from "./words.ts";
 import { isSemantic, kindOf } from "../embed/kind.ts";
 import { scriptCoverage } from "../text/scripts.ts";
 
@@ -31,12 +37,15 @@ export interface RecallSources {
   embedder: Embedder;
   analyzer: TextAnalyzer;
   events: readonly ContextEvent[];
-  /** The document store; a DocStore also takes the query vector, so it is embedded once. */
+  /**
+   * The document store; a DocStore also takes the query vector, so it is embedded once, and
+   * hands back each hit's content words as `analyzer` cuts them, so they are not cut again.
+   */
   documents: DocumentStore & {
     query(
       text: string,
       options?: Parameters<DocumentStore["query"]>[1] & { vector?: QueryVector },
-    ): ReturnType<DocumentStore["query"]>;
+    ): Promise<(ScoredDocument & { words?: readonly string[] })[]>;
   };
 }
 
@@ -99,7 +108,11 @@ export async function rankMemory(
   if (items.length === 0) return [];
   const dense = await denseScores(items, hits.map((h) => h.dense), vector, sources, options);
   const weight = denseWeightFor(settings, list);
-  const texts = items.map((item) => item.text);
+  // Each item's words: a document's as the store kept them, the window's cut now (remembered).
+  const events = sources.events.length;
+  const texts = items.map((item, i) =>
+    (i >= events ? hits[i - events]!.words : undefined) ?? item.text
+  );
   if (vectorsKnowQuery(sources.embedder, settings, list)) {
     const mixed = mixedScores(texts, dense, query, sources.analyzer, weight);
     items.forEach((item, i) => item.score = mixed.get(i) ?? 0);
@@ -147,16 +160,16 @@ function vectorsKnowQuery(
   return scriptCoverage(turns, settings.languages) >= 0.5;
 }
 
-/** Each text's mix (mix.ts) of its cosine and its BM25 over the pool, by index. */
+/** Each text's (or its words') mix (mix.ts) of its cosine and its BM25 over the pool, by index. */
 function mixedScores(
-  texts: readonly string[],
+  texts: readonly (string | readonly string[])[],
   dense: readonly (number | undefined)[],
   query: RecallQuery,
   analyzer: TextAnalyzer,
   weight: number,
 ): Map<number, number> {
   const words = new Bm25Index();
-  texts.forEach((text, i) => words.add(String(i), analyzer.tokenize(text)));
+  texts.forEach((text, i) => words.add(String(i), wordsOf(text, analyzer)));
   const terms = queryTerms(query, analyzer);
   const keyword = new Map(
     words.search([...terms.keys()], texts.length, terms).map((h) => [Number(h.id), h.score]),

@@ -27,16 +27,17 @@ export const DEFAULT_FEEDBACK: Feedback = { items: 3, terms: 10, weight: 0.3 };
 
 /**
  * Each of `texts`' BM25 score for the words of `turns` (each word once) with feedback, divided
- * by the best score, by index; a text no query word reaches is absent.
+ * by the best score, by index; a text no query word reaches is absent. A text may come as its
+ * words already cut by `analyzer` (`tokenize`).
  */
 export function wordScores(
-  texts: readonly string[],
+  texts: readonly (string | readonly string[])[],
   turns: readonly string[],
   analyzer: TextAnalyzer,
   feedback: Feedback = DEFAULT_FEEDBACK,
 ): Map<number, number> {
   const index = new Bm25Index();
-  const tokens = texts.map((text) => analyzer.tokenize(text));
+  const tokens = texts.map((text) => wordsOf(text, analyzer));
   tokens.forEach((terms, i) => index.add(String(i), terms));
   const weights = new Map<string, number>();
   for (const turn of turns) for (const term of analyzer.tokenize(turn)) weights.set(term, 1);
@@ -50,9 +51,17 @@ export function wordScores(
   return new Map(best > 0 ? hits.map((h) => [Number(h.id), h.score / best]) : []);
 }
 
+/** A text's words (`analyzer.tokenize`), or the words given. */
+export function wordsOf(
+  text: string | readonly string[],
+  analyzer: TextAnalyzer,
+): readonly string[] {
+  return typeof text === "string" ? analyzer.tokenize(text) : text;
+}
+
 /** The words of `top` not in the query, the most shared first, each with its weight. */
 function expansion(
-  top: readonly string[][],
+  top: readonly (readonly string[])[],
   query: ReadonlyMap<string, number>,
   feedback: Feedback,
 ): [string, number][] {

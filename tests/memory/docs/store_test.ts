@@ -259,7 +259,7 @@ Deno.test("an index from before textForScoring re-embeds and re-indexes its stam
     first.close();
     // As the code before left it: schema version 2, the words taken with the stamps.
     const db = new DatabaseSync(join(dir, "index.db"));
-    db.exec("pragma user_version = 2");
+    db.exec("alter table docs drop column content_terms; pragma user_version = 2");
     db.prepare("update docs set terms = 'zzstamp ' || terms where id = ?").run(id);
     db.close();
 
