@@ -7,6 +7,7 @@ import type { GraphEntity, GraphRecall } from "../../core/mod.ts";
 import { type GraphSql, toEntity } from "./_rows.ts";
 import { ENTITY_COLUMNS } from "./_rows.ts";
 import { normalizeName } from "./schema.ts";
+import type { RecallCache } from "./_recall_cache.ts";
 
 /** Bounds of one walk. */
 export interface WalkOptions {
@@ -16,44 +17,52 @@ export interface WalkOptions {
   maxNodes?: number;
   /** Only walk into entities of these types. */
   types?: readonly string[];
+  /** Recall's read caches, when fresh (an untyped walk reads relations through them). */
+  cache?: RecallCache;
 }
 
 const SEEDS_PER_KEYWORD = 5;
 const MAX_KEYWORDS = 16;
 
 /** Entity ids matching `keywords`, best first (exact before fuzzy, then most mentioned). */
-export function keywordSeeds(g: GraphSql, keywords: readonly string[]): number[] {
+export function keywordSeeds(
+  g: GraphSql,
+  keywords: readonly string[],
+  options: { cache?: RecallCache } = {},
+): number[] {
   const seeds: number[] = [];
-  const add = (rows: Record<string, unknown>[]) => {
-    for (const row of rows) if (!seeds.includes(Number(row.id))) seeds.push(Number(row.id));
-  };
   for (const keyword of keywords.slice(0, MAX_KEYWORDS)) {
     if (keyword.trim() === "") continue;
-    const norm = normalizeName(keyword);
-    add(g.all(
-      `select id from entities where norm = ?1 and status = 'active'
-       union select a.entity_id as id from entity_aliases a join entities e on e.id = a.entity_id
-         where a.norm = ?1 and e.status = 'active'`,
-      norm,
-    ));
-    if ([...norm].length >= 3) {
-      add(g.all(
-        `select e.id from entities_fts f join entities e on e.id = f.rowid
-         where entities_fts match ? and e.status = 'active' order by e.mentions desc limit ?`,
-        `"${norm.replaceAll('"', '""')}"`,
-        BigInt(SEEDS_PER_KEYWORD),
-      ));
-    } else {
-      add(g.all(
-        `select id from entities where norm > ? and norm < ? and status = 'active'
-         order by mentions desc limit ?`,
-        norm,
-        `${norm}\u{10ffff}`,
-        BigInt(SEEDS_PER_KEYWORD),
-      ));
-    }
+    const found = options.cache?.seeds(keyword, () => seedsOf(g, keyword)) ?? seedsOf(g, keyword);
+    for (const id of found) if (!seeds.includes(id)) seeds.push(id);
   }
   return seeds;
+}
+
+/** The entities `keyword` names (name or alias), then those it fuzzily matches, best first. */
+function seedsOf(g: GraphSql, keyword: string): number[] {
+  const norm = normalizeName(keyword);
+  const exact = g.all(
+    `select id from entities where norm = ?1 and status = 'active'
+     union select a.entity_id as id from entity_aliases a join entities e on e.id = a.entity_id
+       where a.norm = ?1 and e.status = 'active'`,
+    norm,
+  );
+  const fuzzy = [...norm].length >= 3
+    ? g.all(
+      `select e.id from entities_fts f join entities e on e.id = f.rowid
+       where entities_fts match ? and e.status = 'active' order by e.mentions desc limit ?`,
+      `"${norm.replaceAll('"', '""')}"`,
+      BigInt(SEEDS_PER_KEYWORD),
+    )
+    : g.all(
+      `select id from entities where norm > ? and norm < ? and status = 'active'
+       order by mentions desc limit ?`,
+      norm,
+      `${norm}\u{10ffff}`,
+      BigInt(SEEDS_PER_KEYWORD),
+    );
+  return [...exact, ...fuzzy].map((row) => Number(row.id));
 }
 
 /**
@@ -79,7 +88,9 @@ export function walk(
     rows.push({ id, depth });
   };
   for (const id of seeds) queue(id, 0);
-  const next = neighbours(g, options.types);
+  const next = options.cache && options.types === undefined
+    ? cachedNeighbours(options.cache)
+    : neighbours(g, options.types);
   for (let i = 0; i < rows.length && rows.length < max; i++) {
     const { id, depth } = rows[i]!;
     if (depth >= options.depth) continue;
@@ -93,6 +104,11 @@ export function walk(
     reached.set(id, Math.min(depth, reached.get(id) ?? Infinity));
   }
   return reached;
+}
+
+/** neighbours() without types, read through recall's caches. */
+function cachedNeighbours(cache: RecallCache): (id: number) => number[] {
+  return (id) => [...cache.out([id]).get(id)!.map((e) => e.target), ...cache.sources(id)];
 }
 
 /** The targets of `id`'s active open relations, then their sources (of `types` only). */
@@ -118,52 +134,74 @@ function neighbours(g: GraphSql, types?: readonly string[]): (id: number) => num
   };
 }
 
+/** How around() ranks and reads. */
+export interface AroundOptions {
+  /** The seeds, best first: a relation touching a better one ranks first among equal hops. */
+  seeds?: readonly number[];
+  /** Recall's read caches, when fresh. */
+  cache?: RecallCache;
+}
+
 /**
  * The recall around `reached`: relations with both ends reached, ranked by hops from a seed,
- * then by the best-ranked seed they touch (`seeds` best first), then confidence, then newest
- * first; the entities they touch (seeds first).
+ * then by the best-ranked seed they touch, then confidence, then newest first; the entities
+ * they touch (seeds first).
  */
 export function around(
   g: GraphSql,
   reached: Map<number, number>,
   limit: number,
-  seeds: readonly number[] = [],
+  options: AroundOptions = {},
 ): GraphRecall {
   if (reached.size === 0) return { entities: [], relations: [] };
-  const ids = JSON.stringify([...reached.keys()]);
+  const { cache } = options;
+  const seedRank = new Map((options.seeds ?? []).map((id, rank) => [id, rank]));
+  // Each row's sort keys once, not in every comparison (a few hundred rows, ~9 compares each).
+  const keyed = between(g, reached, cache).map((edge) => ({
+    ...edge,
+    hop: Math.min(reached.get(edge.source)!, reached.get(edge.target)!),
+    rank: Math.min(seedRank.get(edge.source) ?? Infinity, seedRank.get(edge.target) ?? Infinity),
+  }));
+  keyed.sort((a, b) =>
+    a.hop - b.hop || (a.rank - b.rank || 0) || b.confidence - a.confidence || b.id - a.id
+  );
+  const picked = keyed.slice(0, limit).map((row) => row.id);
+  const relations = cache
+    ? cache.relations(picked, (ids) => g.relations(ids))
+    : g.relations(picked);
+  const touched = new Set<number>([...reached].filter(([, d]) => d === 0).map(([id]) => id));
+  for (const row of keyed.slice(0, limit)) touched.add(row.source).add(row.target);
+  // In id order, as the uncached select returns them: the sort below keeps ties in it.
+  const ids = [...touched].sort((a, b) => a - b);
+  const entities =
+    (cache ? cache.entities(ids, (ids) => entitiesByIds(g, ids)) : entitiesByIds(g, ids))
+      .sort((a, b) => reached.get(a.id)! - reached.get(b.id)! || b.mentions - a.mentions);
+  return { entities, relations };
+}
+
+/** The active open relations with both ends in `reached`, any order. */
+function between(g: GraphSql, reached: Map<number, number>, cache?: RecallCache) {
+  if (cache) {
+    const edges: { id: number; source: number; target: number; confidence: number }[] = [];
+    for (const [source, out] of cache.out(reached.keys())) {
+      for (const e of out) if (reached.has(e.target)) edges.push({ ...e, source });
+    }
+    return edges;
+  }
   // `+` keeps the planner off a (target, source) probe per pair of reached ids (n² lookups):
   // walk each reached source's covering index and test the target against the set instead.
-  const candidates = g.all(
+  return g.all(
     `select r.id, r.source_id, r.target_id, r.confidence from relations r
      where r.source_id in (select value from json_each(?1))
        and +r.target_id in (select value from json_each(?1))
        and r.status = 'active' and r.valid_to is null`,
-    ids,
-  );
-  const seedRank = new Map(seeds.map((id, rank) => [id, rank]));
-  // Each row's sort keys once, not in every comparison (a few hundred rows, ~9 compares each).
-  const keyed = candidates.map((row) => {
-    const source = Number(row.source_id);
-    const target = Number(row.target_id);
-    return {
-      id: Number(row.id),
-      source,
-      target,
-      hop: Math.min(reached.get(source)!, reached.get(target)!),
-      rank: Math.min(seedRank.get(source) ?? Infinity, seedRank.get(target) ?? Infinity),
-      confidence: Number(row.confidence),
-    };
-  });
-  keyed.sort((a, b) =>
-    a.hop - b.hop || (a.rank - b.rank || 0) || b.confidence - a.confidence || b.id - a.id
-  );
-  const picked = keyed.slice(0, limit);
-  const relations = g.relations(picked.map((row) => row.id));
-  const touched = new Set<number>([...reached].filter(([, d]) => d === 0).map(([id]) => id));
-  for (const row of picked) touched.add(row.source).add(row.target);
-  const entities = entitiesByIds(g, [...touched])
-    .sort((a, b) => reached.get(a.id)! - reached.get(b.id)! || b.mentions - a.mentions);
-  return { entities, relations };
+    JSON.stringify([...reached.keys()]),
+  ).map((row) => ({
+    id: Number(row.id),
+    source: Number(row.source_id),
+    target: Number(row.target_id),
+    confidence: Number(row.confidence),
+  }));
 }
 
 /** Without keywords: the most mentioned entities and the newest active facts. */

@@ -32,6 +32,7 @@ import { around, keywordSeeds, overview, walk } from "./_recall.ts";
 import * as edit from "./_edit.ts";
 import { browse, entityTypes, versionIds } from "./_browse.ts";
 import { EntityVectors } from "./_entity_vectors.ts";
+import { RecallCache } from "./_recall_cache.ts";
 import { mergeHits, mixScores } from "../recall/mix.ts";
 import {
   defaultRecallSettings,
@@ -113,6 +114,7 @@ export class GraphDB implements GraphStore {
   #g: GraphSql;
   #vectors?: EntityVectors;
   #forgotten: ForgottenNames;
+  #cache: RecallCache;
 
   private constructor(options: GraphDbOptions) {
     this.#o = options;
@@ -121,6 +123,7 @@ export class GraphDB implements GraphStore {
       busyTimeoutMs: options.busyTimeoutMs,
     });
     this.#g = new GraphSql(db, () => options.clock.now());
+    this.#cache = new RecallCache(this.#g);
     this.#forgotten = loadForgotten(this.#g);
     if (options.embedder) {
       const logger = options.logger ?? silentLogger;
@@ -194,10 +197,11 @@ export class GraphDB implements GraphStore {
     const keywords = query.keywords.filter((k) => k.trim() !== "");
     if (keywords.length === 0 && !query.vector) return overview(this.#g, limit);
     // The keyword seeds first: a caller handing a promise of the vector embeds it meanwhile.
-    const byKeyword = keywordSeeds(this.#g, keywords);
+    const byKeyword = keywordSeeds(this.#g, keywords, { cache: this.#cache.fresh() });
     const seeds = this.#seeds(keywords, byKeyword, await query.vector);
-    const reached = walk(this.#g, seeds, { depth: query.depth ?? 2, limit });
-    return around(this.#g, reached, limit, seeds);
+    const cache = this.#cache.fresh(); // again: a write may have come while the vector was made
+    const reached = walk(this.#g, seeds, { depth: query.depth ?? 2, limit, cache });
+    return around(this.#g, reached, limit, { seeds, cache });
   }
 
   /**
@@ -233,9 +237,7 @@ export class GraphDB implements GraphStore {
   }
 
   stats(): Promise<GraphStats> {
-    return settle(() => {
-      return this.counts();
-    });
+    return settle(() => this.counts());
   }
 
   /** stats(), synchronously. */
@@ -380,6 +382,7 @@ export class GraphDB implements GraphStore {
   close(): void {
     if (!this.#g.db.isOpen) return;
     this.#g.clear();
+    this.#cache.clear();
     this.#g.db.close();
   }
 }

@@ -37,6 +37,9 @@ export interface GraphIndexerOptions {
   recall?: RecallSettingsSource;
 }
 
+/** Most facts a section is picked from (recall's default limit). */
+const SECTION_POOL = 50;
+
 /** The section title of the auto-injected facts. */
 export const MEMORY_INDEX_TITLE = "Memory Index";
 
@@ -115,9 +118,12 @@ export class GraphIndexer {
    */
   async section(text: string, options: RecallOptions = {}): Promise<MemorySection | undefined> {
     this.#recalled.nextTurn();
-    const found = await this.recall(text, options);
-    const facts = found.relations.filter((r) => !this.#recalled.has(r.id))
-      .slice(0, this.#o.maxFacts ?? 12);
+    const max = this.#o.maxFacts ?? 12;
+    // The section shows the first `max` facts not recalled: recall's ranking cut at `max` plus
+    // the marks held is the same prefix of its top 50, without reading the rest (issue 14).
+    const limit = Math.min(SECTION_POOL, max + this.#recalled.size);
+    const found = await this.recall(text, { ...options, limit });
+    const facts = found.relations.filter((r) => !this.#recalled.has(r.id)).slice(0, max);
     if (facts.length === 0) return undefined;
     return {
       title: MEMORY_INDEX_TITLE,

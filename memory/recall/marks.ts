@@ -45,6 +45,11 @@ export class RecalledMarks {
     }
   }
 
+  /** Marks held (expired ones included until checked): at most this many facts are left out. */
+  get size(): number {
+    return this.#marks.size;
+  }
+
   /** One automatic recall began: marks age by a turn. */
   nextTurn(): void {
     this.#turn++;

@@ -1,0 +1,159 @@
+/**
+ * Recall's read caches over graph.db (issue 14): each keyword's seeds, each entity's active open
+ * relations both ways, and the relation and entity rows a recall returns. Consecutive recalls
+ * share most of their keywords and reach mostly the same entities (their queries share the
+ * recent turns), and reading these again was most of the graph's part of a recall (the
+ * trigram seeds and the relations among ~256 reached entities, ~5 ms at 1M relations).
+ *
+ * They hold for one content of the database only: any change made through this connection
+ * (`total_changes()`) or committed by another (`pragma data_version`) drops them all before the
+ * next use, and inside a transaction (which may roll back) they are neither read nor filled.
+ */
+import type { GraphEntity, GraphRelation } from "../../core/mod.ts";
+import type { GraphSql } from "./_rows.ts";
+
+/** An active open relation out of an entity. */
+export interface Edge {
+  id: number;
+  target: number;
+  confidence: number;
+}
+
+/** Entries each cache keeps (least recently used go first). */
+const ENTRIES = 4096;
+
+/** The caches of one graph database; `fresh()` hands them out when they may be used. */
+export class RecallCache {
+  #g: GraphSql;
+  #version = "";
+  #seeds = new Lru<string, readonly number[]>();
+  #out = new Lru<number, readonly Edge[]>();
+  #in = new Lru<number, readonly number[]>();
+  #relations = new Lru<number, GraphRelation>();
+  #entities = new Lru<number, GraphEntity>();
+
+  constructor(g: GraphSql) {
+    this.#g = g;
+  }
+
+  /** The caches, or undefined inside a transaction; dropped first if the content changed. */
+  fresh(): RecallCache | undefined {
+    if (this.#g.db.isTransaction) return undefined;
+    const row = this.#g.get(
+      "select total_changes() as n, (select data_version from pragma_data_version) as v",
+    );
+    const version = `${row?.n}:${row?.v}`;
+    if (version !== this.#version) this.clear();
+    this.#version = version;
+    return this;
+  }
+
+  /** Drop every cached read. */
+  clear(): void {
+    for (const c of [this.#seeds, this.#out, this.#in, this.#relations, this.#entities]) c.clear();
+  }
+
+  /** The seeds of `keyword`, computed by `find` when not cached. */
+  seeds(keyword: string, find: () => number[]): readonly number[] {
+    return this.#seeds.get(keyword) ?? this.#seeds.set(keyword, find());
+  }
+
+  /** The active open relations out of each of `ids` (by target), missing ones read at once. */
+  out(ids: Iterable<number>): Map<number, readonly Edge[]> {
+    const found = new Map<number, readonly Edge[]>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const edges = this.#out.get(id);
+      if (edges) found.set(id, edges);
+      else missing.push(id);
+    }
+    if (missing.length === 0) return found;
+    const read = new Map<number, Edge[]>(missing.map((id) => [id, []]));
+    const rows = this.#g.sql(
+      `select id, source_id, target_id, confidence from relations
+       where source_id in (select value from json_each(?)) and status = 'active'
+         and valid_to is null`,
+    ).all(JSON.stringify(missing));
+    for (const row of rows) {
+      read.get(Number(row.source_id))?.push({
+        id: Number(row.id),
+        target: Number(row.target_id),
+        confidence: Number(row.confidence),
+      });
+    }
+    for (const [id, edges] of read) {
+      edges.sort((a, b) => a.target - b.target || a.id - b.id);
+      found.set(id, this.#out.set(id, edges));
+    }
+    return found;
+  }
+
+  /** The sources of the active open relations into `id`, in id order. */
+  sources(id: number): readonly number[] {
+    return this.#in.get(id) ?? this.#in.set(
+      id,
+      this.#g.all(
+        `select source_id as id from relations
+         where target_id = ? and status = 'active' and valid_to is null order by source_id`,
+        BigInt(id),
+      ).map((row) => Number(row.id)),
+    );
+  }
+
+  /** Relations by id in the order of `ids` (copies), missing ones read by `read`. */
+  relations(ids: readonly number[], read: (ids: number[]) => GraphRelation[]): GraphRelation[] {
+    return rows(this.#relations, ids, read).map((r) => ({ ...r, turnIds: [...r.turnIds] }));
+  }
+
+  /** Entities by id in the order of `ids` (copies), missing ones read by `read`. */
+  entities(ids: readonly number[], read: (ids: number[]) => GraphEntity[]): GraphEntity[] {
+    return rows(this.#entities, ids, read).map((e) => ({
+      ...e,
+      aliases: e.aliases && [...e.aliases],
+    }));
+  }
+}
+
+/** The rows of `ids` in their order: cached ones, the rest read by `read` (any order) and kept. */
+function rows<T extends { id: number }>(
+  cache: Lru<number, T>,
+  ids: readonly number[],
+  read: (ids: number[]) => T[],
+): T[] {
+  const found = new Map<number, T>();
+  const missing: number[] = [];
+  for (const id of ids) {
+    const row = cache.get(id);
+    if (row) found.set(id, row);
+    else missing.push(id);
+  }
+  if (missing.length > 0) {
+    for (const row of read(missing)) found.set(row.id, cache.set(row.id, row));
+  }
+  return ids.flatMap((id) => found.get(id) ?? []);
+}
+
+/** A map keeping its ENTRIES most recently used keys. */
+class Lru<K, V> {
+  #map = new Map<K, V>();
+
+  get(key: K): V | undefined {
+    const value = this.#map.get(key);
+    if (value === undefined) return undefined;
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    return value;
+  }
+
+  /** Store `value` under `key`; returns it. */
+  set(key: K, value: V): V {
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    if (this.#map.size > ENTRIES) this.#map.delete(this.#map.keys().next().value!);
+    return value;
+  }
+
+  clear(): void {
+    this.#map.clear();
+  }
+}
