@@ -9,8 +9,12 @@
  * (`total_changes()`) or committed by another (`pragma data_version`) drops them all before the
  * next use, and inside a transaction (which may roll back) they are neither read nor filled.
  */
+import type { StatementSync } from "node:sqlite";
 import type { GraphEntity, GraphRelation } from "../../core/mod.ts";
 import type { GraphSql } from "./_rows.ts";
+
+/** A statement that can return rows as arrays (node:sqlite has it; Deno's types lack it). */
+type ArrayRows = StatementSync & { setReturnArrays(enabled: boolean): void };
 
 /** An active open relation out of an entity. */
 export interface Edge {
@@ -69,22 +73,18 @@ export class RecallCache {
     }
     if (missing.length === 0) return found;
     const read = new Map<number, Edge[]>(missing.map((id) => [id, []]));
-    const rows = this.#g.sql(
-      `select id, source_id, target_id, confidence from relations
+    // Rows as arrays, in the index's order (by source, then target): a cold recall reads ~10
+    // relations per reached entity here, ten times what `around` keeps of them.
+    const select = this.#g.sql(
+      `select source_id, id, target_id, confidence from relations
        where source_id in (select value from json_each(?)) and status = 'active'
-         and valid_to is null`,
-    ).all(JSON.stringify(missing));
-    for (const row of rows) {
-      read.get(Number(row.source_id))?.push({
-        id: Number(row.id),
-        target: Number(row.target_id),
-        confidence: Number(row.confidence),
-      });
+         and valid_to is null order by source_id, target_id`,
+    ) as ArrayRows;
+    select.setReturnArrays(true);
+    for (const row of select.all(JSON.stringify(missing)) as unknown as number[][]) {
+      read.get(row[0]!)?.push({ id: row[1]!, target: row[2]!, confidence: row[3]! });
     }
-    for (const [id, edges] of read) {
-      edges.sort((a, b) => a.target - b.target || a.id - b.id);
-      found.set(id, this.#out.set(id, edges));
-    }
+    for (const [id, edges] of read) found.set(id, this.#out.set(id, edges));
     return found;
   }
 
