@@ -47,7 +47,7 @@ async function daemonModule<T>(folder: string): Promise<T> {
 
 const { configCommand, createKernel, KernelNotices, NameError, registerCoreDefaults, UsageError } =
   await daemonModule<typeof import("./core/mod.ts")>("core");
-const { createTokenizers, luaGlueFile, openProviders, registerLuaAdapterDefaults } =
+const { createTokenizers, luaGlueFile, openProviders, registerLuaAdapterDefaults, trimWhenIdle } =
   await daemonModule<
     typeof import("./adapters/mod.ts")
   >("adapters");
@@ -233,6 +233,7 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
   const graph = memory.graph.graph;
   const kernel = stack.use(createKernel({ ...base, llm: providers, persona, memory, graph }));
   notices.attach(kernel.agent);
+  stack.use(trimWhenIdle({ events: kernel.agent.events, clock: systemClock, logger }));
   stack.use(await memory.upkeep.attach(kernel)); // the text log of every turn, the heartbeats
   memory.startReembedding();
   // The page's live stream and its `web` channel, there before a plugin can send to it.

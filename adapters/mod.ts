@@ -1,7 +1,7 @@
 /**
  * Runtime adapters: the native OpenAI and Ollama LLM clients, the Lua adapter runtime, the
- * factory that picks one per source, the daemon's provider manager over them, the system clock
- * and the JSON-lines logger.
+ * factory that picks one per source, the daemon's provider manager over them, the system clock,
+ * the JSON-lines logger and the idle trim of native memory.
  */
 export type { NativeClientOptions } from "./_client.ts";
 export { OpenAIProvider } from "./openai.ts";
@@ -25,6 +25,7 @@ export {
   registerLuaAdapterDefaults,
 } from "./lua/mod.ts";
 export { createJsonLogger, parseLogLevel, writeStderr } from "./json_logger.ts";
+export { type MallocTrim, openMallocTrim, trimWhenIdle } from "./malloc_trim.ts";
 
 export { type AdapterBuilder, createProviderFactory } from "./factory.ts";
 export { type OpenedProviders, openProviders } from "./providers.ts";

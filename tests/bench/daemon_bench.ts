@@ -123,7 +123,7 @@ export async function measureServe(launch: Launch = CHECKOUT): Promise<ServeFigu
 }
 
 /** The checkout's agent build cache, built when missing or stale. */
-async function ensureAgentCache(): Promise<void> {
+export async function ensureAgentCache(): Promise<void> {
   if ("stale" in checkAgentCache(REPO)) await buildAgentCache();
 }
 

@@ -103,3 +103,21 @@ Deno.test("IdfTable blends learned frequencies with the prior", () => {
   const common = idf.idf("a", 2);
   assert.ok(rareWord > common);
 });
+
+Deno.test("keywords remember the tagged cuts of the last 128 texts, not more", async () => {
+  let tags = 0;
+  const segmenter = {
+    cut: (text: string) => [...text],
+    tag: (text: string) => (tags++, [...text].map((word) => ({ word, tag: "n" }))),
+  };
+  const analyzer = await createTextAnalyzer({ segmenter });
+  const text = (i: number) => `记住${String.fromCodePoint(0x4e00 + i)}`;
+  for (let i = 0; i < 200; i++) analyzer.keywords(text(i));
+  assert.equal(tags, 200);
+  // The graph's recall asks again for the input and the recent turns: those are remembered.
+  for (let i = 200 - 65; i < 200; i++) analyzer.keywords(text(i));
+  assert.equal(tags, 200);
+  // A text from 200 texts ago (an archived document's, asked once) is cut again.
+  analyzer.keywords(text(0));
+  assert.equal(tags, 201);
+});
