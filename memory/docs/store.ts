@@ -18,7 +18,8 @@ import { errorMessage, textForScoring } from "../../core/mod.ts";
 import { type DocTerms, docTerms } from "./_terms.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
 import type { TextAnalyzer } from "../text/keywords.ts";
-import { type DocIndexDb, openDocIndex, rowDocument } from "./_index_db.ts";
+import { type DocIndexDb, openDocIndex } from "./_index_db.ts";
+import { rowDocument } from "./_index_rows.ts";
 import { mergeHits, mixScores } from "../recall/mix.ts";
 import { embedQuery, queryTerms, type QueryVector, type RecallQuery } from "../recall/query.ts";
 import {
@@ -191,7 +192,8 @@ export class DocStore implements DocumentStore {
       dense: denseWeightFor(settings, query.turns),
     })
       .filter((h) => h.keyword !== undefined || (h.dense ?? 0) >= minDense).slice(0, k);
-    const rows = this.#db.documents(fused.map((h) => h.id));
+    const ids = fused.map((h) => h.id);
+    const rows = this.#db.documents(ids, ids.map((id) => this.#vectors.keyOf(id)));
     const hits: DocHit[] = [];
     for (const hit of fused) {
       // A row without its body (its copy failed at open) is read from its file.

@@ -26,6 +26,13 @@ export class Bm25Index {
   /** Words per slot; -1 marks a removed document whose postings are skipped until compaction. */
   #lengths = new Float32Array(1024);
   #scores = new Float32Array(1024);
+  /** Slots a search has scored (scratch). */
+  #touched = new Int32Array(1024);
+  /**
+   * Each slot's length term of BM25's denominator, `K1 * (1 - B + B * length / avg)` (-1 for a
+   * removed one), computed at a search after any change: the same number the formula takes.
+   */
+  #norms?: Float64Array;
   #dead = 0;
   #totalLength = 0;
 
@@ -37,6 +44,7 @@ export class Bm25Index {
   /** Index `terms` for `id` (replacing what it had). */
   add(id: string, terms: readonly string[]): void {
     this.remove(id);
+    this.#norms = undefined;
     const slot = this.#ids.length;
     if (slot >= this.#lengths.length) this.#grow(slot + 1);
     this.#ids.push(id);
@@ -53,6 +61,7 @@ export class Bm25Index {
   remove(id: string): boolean {
     const slot = this.#slotOf.get(id);
     if (slot === undefined) return false;
+    this.#norms = undefined;
     this.#slotOf.delete(id);
     this.#ids[slot] = undefined;
     for (const term of this.#slotTerms[slot] ?? []) this.#terms.get(term)!.df--;
@@ -75,10 +84,10 @@ export class Bm25Index {
   ): { id: string; score: number }[] {
     const n = this.size;
     if (n === 0 || k <= 0) return [];
-    const avg = this.#totalLength / n || 1;
     const scores = this.#scores;
-    const lengths = this.#lengths;
-    const touched: number[] = [];
+    const norms = this.#norms ??= this.#lengthNorms(this.#totalLength / n || 1);
+    let touched = this.#touched;
+    let count = 0;
     const queryWeights = weights ?? new Map(terms.map((t) => [t, 1]));
     for (const [term, weight] of queryWeights) {
       const postings = this.#terms.get(term);
@@ -86,21 +95,35 @@ export class Bm25Index {
       const df = postings.df;
       if (df === 0) continue;
       const idf = weight * Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      if (touched.length < count + postings.length) {
+        touched = this.#touched = grown(touched, count + postings.length);
+      }
       for (let i = 0; i < postings.length; i++) {
         const slot = postings.slots[i]!;
-        const length = lengths[slot]!;
-        if (length < 0) continue;
+        const norm = norms[slot]!;
+        if (norm < 0) continue;
         const tf = postings.tfs[i]!;
-        if (scores[slot] === 0) touched.push(slot);
-        scores[slot]! += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg));
+        if (scores[slot] === 0) touched[count++] = slot;
+        scores[slot]! += idf * tf * (K1 + 1) / (tf + norm);
       }
     }
-    const best = touched.length <= k ? touched : topSlots(scores, touched, k);
+    const scored = touched.subarray(0, count);
+    const best = count <= k ? Array.from(scored) : topSlots(scores, scored, k);
     const hits = best.map((slot) => ({ slot, score: scores[slot]! }))
       .sort((a, b) => b.score - a.score || a.slot - b.slot)
       .map((h) => ({ id: this.#ids[h.slot]!, score: h.score }));
-    for (const slot of touched) scores[slot] = 0;
+    for (const slot of scored) scores[slot] = 0;
     return hits;
+  }
+
+  #lengthNorms(avg: number): Float64Array {
+    const norms = new Float64Array(this.#ids.length);
+    const lengths = this.#lengths;
+    for (let slot = 0; slot < norms.length; slot++) {
+      const length = lengths[slot]!;
+      norms[slot] = length < 0 ? -1 : K1 * (1 - B + B * length / avg);
+    }
+    return norms;
   }
 
   #append(term: string, slot: number, tf: number): void {
@@ -166,8 +189,15 @@ export class Bm25Index {
   }
 }
 
+/** `array` copied into one of at least `min` entries. */
+function grown(array: Int32Array, min: number): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(Math.max(min, array.length * 2));
+  next.set(array);
+  return next;
+}
+
 /** The `k` highest-scoring slots among `touched` (unordered), by a size-k min-heap. */
-function topSlots(scores: Float32Array, touched: readonly number[], k: number): number[] {
+function topSlots(scores: Float32Array, touched: Int32Array, k: number): number[] {
   const heap: number[] = [];
   const worse = (a: number, b: number) =>
     scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);

@@ -100,7 +100,7 @@ Deno.test("DocStore holds no vectors until its first query, then finds old and n
   }
 });
 
-Deno.test("DocStore re-scores by rowid, and by id a row renumbered under it (a vacuum)", async () => {
+Deno.test("DocStore re-scores and reads its hits by rowid, and by id a row renumbered under it (a vacuum)", async () => {
   const dir = await Deno.makeTempDir({ prefix: "homeagent-docs-" });
   try {
     const store = await open(dir);
@@ -127,6 +127,10 @@ Deno.test("DocStore re-scores by rowid, and by id a row renumbered under it (a v
       const [own] = await embedder.embed([(await store.get(id))!.content]);
       assert.ok(Math.abs(score! - dot(own!, vector!)) < 1e-6, `${id}: its own vector's score`);
       assert.equal(score, before.get(id));
+    }
+    // The hits' rows are read by rowid too: each is its own document, not the one swapped in.
+    for (const hit of await store.query("我家的猫喜欢吃什么", { k: 3, minDense: 0, vector })) {
+      assert.deepEqual(hit.document, await store.get(hit.document.id));
     }
     store.close();
   } finally {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DocVectors, dot, type StoredVector } from "../../../memory/docs/vectors.ts";
+import { DocVectors, dot, dots, type StoredVector } from "../../../memory/docs/vectors.ts";
 import { createHashEmbedder } from "../../../memory/embed/hash.ts";
 import { rng } from "../../fakes/random.ts";
 
@@ -171,4 +171,12 @@ Deno.test("DocVectors reads a re-score vector once, again after a put, delete or
   reads.length = 0;
   vectors.search(rows[0]!.vector, 4);
   assert.ok(reads.length > 0, "only the 20 latest floats are kept: the first ones were let go");
+});
+
+Deno.test("dots gives each vector's dot to the bit, whatever their count", () => {
+  for (const [count, dim] of [[0, 8], [1, 8], [3, 5], [4, 512], [7, 384], [9, 1]]) {
+    const query = randomVectors(1, dim!, count! + 1)[0]!.vector;
+    const vectors = randomVectors(count!, dim!, count! + 2).map((v) => v.vector);
+    assert.deepEqual([...dots(query, vectors)], vectors.map((v) => dot(query, v)));
+  }
 });

@@ -74,3 +74,30 @@ Deno.test("Bm25Index compacts after many removals and keeps answering", () => {
   index.add("late", ["w7", "w7"]);
   assert.equal(index.search(["w7"], 1)[0]?.id, "late");
 });
+
+Deno.test("Bm25Index searched between writes answers as one built afresh (no stale length norms)", () => {
+  const word = fc.constantFrom("cat", "dog", "猫", "rain", "tea");
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 12 }), fc.array(word, { maxLength: 9 })),
+        { minLength: 1, maxLength: 40 },
+      ),
+      fc.array(word, { minLength: 1, maxLength: 3 }),
+      (ops, query) => {
+        const index = new Bm25Index();
+        const docs = new Map<string, string[]>();
+        for (const [add, n, words] of ops) {
+          const id = `d${n}`;
+          docs.delete(id);
+          if (add) docs.set(id, words), index.add(id, words);
+          else index.remove(id);
+          const fresh = new Bm25Index();
+          for (const [d, w] of docs) fresh.add(d, w);
+          assert.deepEqual(index.search(query, 4), fresh.search(query, 4));
+        }
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
