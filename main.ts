@@ -4,7 +4,7 @@
  * step closes what was opened, and a stop closes everything in the reverse order of building.
  */
 // deno-lint-ignore-file no-console
-import type { Logger } from "./core/mod.ts";
+import type { Clock, Logger } from "./core/mod.ts";
 import type { HomePaths } from "./memory/mod.ts";
 import type { OpenedProviders } from "./adapters/mod.ts";
 // Imports nothing that runs: a plain `serve` (the guard) starts its agent first, in parallel.
@@ -15,7 +15,7 @@ const firstAgent = startFirstAgent(Deno.args, Deno.env.toObject());
 // Loaded after it, by computed specifiers (a static import is loaded before any line runs). The
 // guard runs only these, which import nothing of the daemon but types: ~50 MB, not the daemon's
 // ~90. They are the only modules main.ts takes from inside a folder rather than from its mod.ts.
-const [{ join }, logging, { systemClock }, homes, guardSide] = await Promise.all([
+const [{ join }, logging, clocks, homes, guardSide] = await Promise.all([
   entryModule<typeof import("node:path")>("node:path"),
   entryModule<typeof import("./adapters/json_logger.ts")>("./adapters/json_logger.ts"),
   entryModule<typeof import("./adapters/system_clock.ts")>("./adapters/system_clock.ts"),
@@ -24,6 +24,7 @@ const [{ join }, logging, { systemClock }, homes, guardSide] = await Promise.all
 ]);
 const { default: denoJson } = await import("./deno.json", { with: { type: "json" } });
 const { createJsonLogger, parseLogLevel, writeStderr } = logging;
+const { createDaemonClock, systemClock } = clocks;
 const { ensureHome, homePaths, resolveHome } = homes;
 const { cliUsage, commandName, launchKind, openLogSink, parseCommandLine, processLaunchFacts } =
   guardSide;
@@ -214,16 +215,17 @@ async function guard(home: string, flags: { host?: string; port?: string }): Pro
  */
 async function serve(home: string, flags: ServeFlags): Promise<number> {
   const startedAt = Date.now();
+  const clock = createDaemonClock(); // its first seconds' timers do not load node:timers
   const logger = createJsonLogger({ level: parseLogLevel(env.HOMEAGENT_LOG_LEVEL) });
   await using stack = new AsyncDisposableStack();
   const stop = stack.use(stopSignals(logger));
   const paths = await ensureHome(home, { logger });
   // The guard's pipe and run/heartbeat; its state says why a fail-back boot.
-  const guard = stack.use(await linkToGuard({ runDir: paths.run, clock: systemClock, logger }));
+  const guard = stack.use(await linkToGuard({ runDir: paths.run, clock, logger }));
   const claim = stack.use(await claimDaemon(paths)); // removes run/homed.pid and .sock last
   const { registry: config } = stack.use(openConfig(paths, logger));
   const address = webAddress(config, flags); // a taken port is refused before anything starts
-  const base = { config, clock: systemClock, logger };
+  const base = { config, clock, logger };
   const notices = new KernelNotices(); // raised before the agent exists, delivered once it does
   const llm = await openLlm(stack, { ...base, paths, notices });
   const { usage, luaWasmPath, providers } = llm;
@@ -237,7 +239,7 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
   stack.use(await memory.upkeep.attach(kernel)); // the text log of every turn, the heartbeats
   memory.startReembedding();
   // The page's live stream and its `web` channel, there before a plugin can send to it.
-  const { hub } = stack.use(openWebHub(kernel.agent, systemClock));
+  const { hub } = stack.use(openWebHub(kernel.agent, clock));
   const plugins = stack.use(
     await startPlugins({
       ...base,
@@ -303,7 +305,7 @@ async function openLlm(
   options: {
     paths: HomePaths;
     config: Parameters<typeof openProviders>[0]["config"];
-    clock: typeof systemClock;
+    clock: Clock;
     logger: Logger;
     notices: InstanceType<typeof KernelNotices>;
   },

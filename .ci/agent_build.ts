@@ -161,6 +161,21 @@ function agentPlugin(): esbuild.Plugin {
           return { path: join(ROOT, ".ci/agent_node", `${args.path.slice(5)}.ts`) };
         });
       }
+      // zod's `z.locales` and `z.core.locales` are namespaces of all its ~45 locales: 267 kB of
+      // the ~1.5 MB the agent parses at start, where it uses English only (zod's own default,
+      // set by classic/schemas.js; the daemon never calls z.config). The agent's namespace
+      // holds `en` alone (tests/e2e/agent_cache_test.ts).
+      build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+        if (!/[/\\]zod[/\\]v4[/\\](classic|core)$/.test(args.resolveDir)) return undefined;
+        return { path: join(args.resolveDir, "../locales/index.js"), namespace: "zod-locales" };
+      });
+      build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+        contents: `export { default as en } from ${
+          JSON.stringify(join(dirname(args.path), "en.js"))
+        };`,
+        loader: "js",
+        resolveDir: dirname(args.path),
+      }));
       // Packages that find files beside their own (node-pty its native binding) load from
       // node_modules as from the source tree, by a computed import (computedChunkImports).
       build.onResolve(

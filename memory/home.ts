@@ -94,14 +94,21 @@ export interface EnsureHomeOptions {
  * Create the home's folders (0700) and a default persona when missing, and tighten an existing
  * home whose folders or private files others could read; returns the paths.
  */
-export async function ensureHome(
-  root: string,
-  options: EnsureHomeOptions = {},
-): Promise<HomePaths> {
+export function ensureHome(root: string, options: EnsureHomeOptions = {}): Promise<HomePaths> {
+  try {
+    return Promise.resolve(ensureHomeNow(root, options));
+  } catch (error) {
+    return Promise.reject(error); // a failure rejects, as from the async function it was
+  }
+}
+
+function ensureHomeNow(root: string, options: EnsureHomeOptions): HomePaths {
   const paths = homePaths(root);
   const folders = [root, paths.memory, paths.docs, paths.media, paths.text, paths.knowledge];
   folders.push(paths.plugins, paths.run, paths.logs, paths.agentfs, paths.changesets);
-  for (const dir of folders) await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  // Sync on purpose: each async call is an event-loop turn, and Deno's async writeTextFile loads
+  // its web streams module on first use (~17 ms of a fresh home's start at load 6).
+  for (const dir of folders) Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tightened = folders.filter((dir) => keepPrivate(dir, 0o700));
   for (const file of PRIVATE_FILES) {
     const path = join(root, file);
@@ -114,7 +121,7 @@ export async function ensureHome(
     });
   }
   try {
-    await Deno.writeTextFile(paths.persona, DEFAULT_PERSONA, { createNew: true, mode: 0o600 });
+    Deno.writeTextFileSync(paths.persona, DEFAULT_PERSONA, { createNew: true, mode: 0o600 });
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
   }

@@ -38,11 +38,11 @@ export async function installBundledAdapters(
       continue;
     }
     if (present !== undefined && present !== manifest[name]) continue; // edited by the user
-    await Deno.writeTextFile(path, text);
+    Deno.writeTextFileSync(path, text); // sync: the async one loads Deno's web streams at start
     manifest[name] = wanted;
     written.push(name);
   }
-  await Deno.writeTextFile(manifestPath, JSON.stringify(manifest, null, 2) + "\n");
+  Deno.writeTextFileSync(manifestPath, JSON.stringify(manifest, null, 2) + "\n");
   if (written.length > 0) logger.info("Installed bundled Lua adapters", { dir, written });
   return written;
 }

@@ -46,7 +46,9 @@ export async function linkToGuard(options: GuardLinkOptions): Promise<GuardLink>
   let writing = Promise.resolve();
   const beat = () => {
     const line = `${Deno.pid} ${new Date(clock.now()).toISOString()}\n`;
-    writing = Deno.writeTextFile(heartbeatPath, line).then(() => {
+    // A sync write of one short line: the async one loads Deno's web streams module (~10-17 ms
+    // of the agent's start, before the CLI socket listens).
+    writing = Promise.resolve().then(() => Deno.writeTextFileSync(heartbeatPath, line)).then(() => {
       failing = false;
     }, (error) => {
       if (!failing) logger.warn("Cannot write the heartbeat", { error: errorMessage(error) });
@@ -55,10 +57,10 @@ export async function linkToGuard(options: GuardLinkOptions): Promise<GuardLink>
     if (!closed) timer = clock.setTimer(every, beat);
   };
   beat();
-  const reader = (options.stdin ?? Deno.stdin.readable).getReader();
+  const reader = options.stdin ? streamEnd(options.stdin) : stdinEnd();
   const guardGone = (async () => {
     try {
-      while (!(await reader.read()).done) {
+      while (!(await reader.read())) {
         // the guard writes nothing; any bytes are ignored
       }
     } catch {
@@ -75,5 +77,29 @@ export async function linkToGuard(options: GuardLinkOptions): Promise<GuardLink>
       await writing;
       await Deno.remove(heartbeatPath).catch(() => {});
     },
+  };
+}
+
+/** A pipe read until it ends: read() resolves true at its end; cancel() stops the reading. */
+interface PipeEnd {
+  read(): Promise<boolean>;
+  cancel(): Promise<void>;
+}
+
+function streamEnd(stream: ReadableStream<Uint8Array>): PipeEnd {
+  const reader = stream.getReader();
+  return { read: async () => (await reader.read()).done, cancel: () => reader.cancel() };
+}
+
+/**
+ * Deno.stdin read directly, not through `Deno.stdin.readable`: that loads Deno's web streams
+ * module, ~10 ms of the agent's start before its CLI socket listens. Cancelling closes stdin,
+ * which ends a pending read.
+ */
+function stdinEnd(): PipeEnd {
+  const buffer = new Uint8Array(256);
+  return {
+    read: async () => (await Deno.stdin.read(buffer)) === null,
+    cancel: () => Promise.resolve(Deno.stdin.close()),
   };
 }

@@ -4,10 +4,14 @@
  * of the agent → the socket accepting again). The checkout's agent build cache is built first
  * (`deno task build:agent`, as a user of the checkout runs it); `startup_ms_source` and
  * `idle_rss_mb_source` are the same daemon with its agent run from the source tree.
+ * `first_chat_ms` is process start → the first `chat` over the CLI socket answered (a fake
+ * OpenAI server on 127.0.0.1), so a start that accepts early but answers late shows there.
  */
 import { join } from "node:path";
 import { buildAgentCache } from "../../.ci/agent_build.ts";
 import { checkAgentCache, NO_AGENT_CACHE } from "../../plugins/guard/agent_cache.ts";
+import { CliClient } from "../../plugins/builtin/cli/client.ts";
+import { reply, startFakeOpenAI } from "../fixtures/fake_llm.ts";
 import { type Figure, quantile, round } from "./_figure.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -49,7 +53,39 @@ export async function startDaemon(
     await child.output();
     throw error;
   }
-  return { child, startupMs: performance.now() - started };
+  return { child, started, startupMs: performance.now() - started };
+}
+
+/**
+ * `serve` in a fresh home until its first `chat`, sent over the CLI socket the moment it
+ * accepts, is answered: median of RUNS starts, each against the same fake OpenAI server.
+ */
+export async function measureFirstChat(launch: Launch = CHECKOUT): Promise<number> {
+  await using server = startFakeOpenAI({ fallback: () => reply.text("Hello there.") });
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const home = await Deno.makeTempDir({ prefix: "homeagent-bench-" });
+    try {
+      const env = { HOMEAGENT_LLM_BASE_URL: server.url, HOMEAGENT_LLM_MODEL: "fake-model" };
+      const { child, started } = await startDaemon(home, env, launch);
+      try {
+        const client = await CliClient.connect(join(home, "run", "homed.sock"));
+        try {
+          await client.send({ type: "chat", text: "Hello?" });
+          const answer = await client.expect("reply");
+          if (answer.status !== "ok") throw new Error(`first chat: ${JSON.stringify(answer)}`);
+        } finally {
+          client.close();
+        }
+        samples.push(performance.now() - started);
+      } finally {
+        await stopDaemon(child);
+      }
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
+  }
+  return quantile(samples, 0.5);
 }
 
 /** Resolves once `socket` accepts a connection; throws past `deadline` (performance.now()). */
@@ -145,6 +181,11 @@ async function measureSource(): Promise<Record<string, Figure>> {
   };
 }
 
+async function firstChat(): Promise<Figure> {
+  await ensureAgentCache();
+  return { value: round(await measureFirstChat()), unit: "ms" };
+}
+
 /**
  * kill -9 of the agent → the guard's next agent accepting on the same socket; median of
  * RESTARTS daemons, one kill each (the first crash's backoff: later ones back off longer).
@@ -181,4 +222,5 @@ export const figures = {
   "startup_ms_source": measureSource,
   "idle_rss_mb_source": measureSource,
   "supervisor_restart_ms": restart,
+  "first_chat_ms": firstChat,
 };
