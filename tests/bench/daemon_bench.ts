@@ -82,10 +82,27 @@ export async function measureFirstChat(launch: Launch = CHECKOUT): Promise<numbe
         await stopDaemon(child);
       }
     } finally {
-      await Deno.remove(home, { recursive: true });
+      await removeHome(home);
     }
   }
   return quantile(samples, 0.5);
+}
+
+/**
+ * Remove a home the daemon served; retried for a moment, since under load the agent may still
+ * be writing its last files (the turn's text log) when its guard has exited.
+ */
+async function removeHome(home: string): Promise<void> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await Deno.remove(home, { recursive: true });
+    } catch (error) {
+      if (attempt >= 20 || !(error instanceof Error) || !/not empty/i.test(error.message)) {
+        throw error;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }
 
 /** Resolves once `socket` accepts a connection; throws past `deadline` (performance.now()). */
