@@ -20,6 +20,7 @@ export {
   namePathProblem,
   PLUGIN_NAME,
 } from "./names.ts";
+export { LruMap } from "./lru.ts";
 export {
   type Clock,
   type ConfigRow,

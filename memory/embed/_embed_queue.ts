@@ -7,7 +7,7 @@
  * documents turn after turn.
  * @module
  */
-import type { EmbedPriority } from "../../core/mod.ts";
+import { type EmbedPriority, LruMap } from "../../core/mod.ts";
 
 /** What the queue runs texts on. */
 export interface QueueBackend {
@@ -47,7 +47,7 @@ export class EmbedQueue {
   readonly #chunk: number;
   readonly #cacheSize: number;
   readonly #backgroundChars: number;
-  readonly #cache = new Map<string, Float32Array>();
+  readonly #cache: LruMap<string, Float32Array>;
   readonly #queues: Record<EmbedPriority, Job[]> = { interactive: [], background: [] };
   #running = false;
   #closed: Error | undefined;
@@ -56,6 +56,7 @@ export class EmbedQueue {
     this.#backend = backend;
     this.#chunk = Math.max(1, options.chunk ?? 8);
     this.#cacheSize = Math.max(0, options.cacheSize ?? 4096);
+    this.#cache = new LruMap(this.#cacheSize);
     this.#backgroundChars = Math.max(1, options.backgroundChars ?? 256);
   }
 
@@ -102,20 +103,12 @@ export class EmbedQueue {
   }
 
   #recall(text: string): Float32Array | undefined {
-    const vector = this.#cache.get(text);
-    if (vector === undefined) return undefined;
-    this.#cache.delete(text); // refresh its place: least recently used goes first
-    this.#cache.set(text, vector);
-    return vector;
+    return this.#cache.get(text);
   }
 
   #remember(text: string, vector: Float32Array): void {
     if (this.#cacheSize === 0 || text.length > MAX_CACHED_TEXT) return;
-    this.#cache.delete(text);
     this.#cache.set(text, vector);
-    while (this.#cache.size > this.#cacheSize) {
-      this.#cache.delete(this.#cache.keys().next().value!);
-    }
   }
 
   async #pump(): Promise<void> {

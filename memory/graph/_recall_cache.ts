@@ -10,7 +10,7 @@
  * next use, and inside a transaction (which may roll back) they are neither read nor filled.
  */
 import type { StatementSync } from "node:sqlite";
-import type { GraphEntity, GraphRelation } from "../../core/mod.ts";
+import { type GraphEntity, type GraphRelation, LruMap } from "../../core/mod.ts";
 import type { GraphSql } from "./_rows.ts";
 
 /** A statement that can return rows as arrays (node:sqlite has it; Deno's types lack it). */
@@ -30,11 +30,11 @@ const ENTRIES = 4096;
 export class RecallCache {
   #g: GraphSql;
   #version = "";
-  #seeds = new Lru<string, readonly number[]>();
-  #out = new Lru<number, readonly Edge[]>();
-  #in = new Lru<number, readonly number[]>();
-  #relations = new Lru<number, GraphRelation>();
-  #entities = new Lru<number, GraphEntity>();
+  #seeds = new LruMap<string, readonly number[]>(ENTRIES);
+  #out = new LruMap<number, readonly Edge[]>(ENTRIES);
+  #in = new LruMap<number, readonly number[]>(ENTRIES);
+  #relations = new LruMap<number, GraphRelation>(ENTRIES);
+  #entities = new LruMap<number, GraphEntity>(ENTRIES);
 
   constructor(g: GraphSql) {
     this.#g = g;
@@ -116,7 +116,7 @@ export class RecallCache {
 
 /** The rows of `ids` in their order: cached ones, the rest read by `read` (any order) and kept. */
 function rows<T extends { id: number }>(
-  cache: Lru<number, T>,
+  cache: LruMap<number, T>,
   ids: readonly number[],
   read: (ids: number[]) => T[],
 ): T[] {
@@ -131,29 +131,4 @@ function rows<T extends { id: number }>(
     for (const row of read(missing)) found.set(row.id, cache.set(row.id, row));
   }
   return ids.flatMap((id) => found.get(id) ?? []);
-}
-
-/** A map keeping its ENTRIES most recently used keys. */
-class Lru<K, V> {
-  #map = new Map<K, V>();
-
-  get(key: K): V | undefined {
-    const value = this.#map.get(key);
-    if (value === undefined) return undefined;
-    this.#map.delete(key);
-    this.#map.set(key, value);
-    return value;
-  }
-
-  /** Store `value` under `key`; returns it. */
-  set(key: K, value: V): V {
-    this.#map.delete(key);
-    this.#map.set(key, value);
-    if (this.#map.size > ENTRIES) this.#map.delete(this.#map.keys().next().value!);
-    return value;
-  }
-
-  clear(): void {
-    this.#map.clear();
-  }
 }

@@ -5,6 +5,7 @@
  * prior by part of speech and length, blended with document frequencies learned from the corpus.
  * @module
  */
+import { LruMap } from "../../core/mod.ts";
 import { loadSegmenter, type Segmenter } from "./jieba.ts";
 import { isStopWord } from "./stopwords.ts";
 
@@ -152,15 +153,10 @@ const REMEMBERED_TAGS = 128;
 
 /** `cut` remembering its latest `size` results; a text's cut never changes, callers only read it. */
 function remembered<T>(size: number, cut: (text: string) => T): (text: string) => T {
-  const memo = new Map<string, T>();
+  const memo = new LruMap<string, T>(size);
   return (text) => {
     if (text.length > MAX_REMEMBERED_TEXT) return cut(text);
-    const known = memo.get(text);
-    memo.delete(text); // refresh its place
-    const result = known ?? cut(text);
-    memo.set(text, result);
-    if (memo.size > size) memo.delete(memo.keys().next().value!);
-    return result;
+    return memo.get(text) ?? memo.set(text, cut(text));
   };
 }
 
