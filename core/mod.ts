@@ -125,6 +125,7 @@ export { type Dispatch, effectiveLevel, Scheduler, type Task } from "./kernel/sc
 export { EventLoop } from "./kernel/event_loop.ts";
 export { EPHEMERAL_META, NO_MEMORY_META, NO_TOOLS_META } from "./kernel/turn.ts";
 export { UPKEEP_INSTRUCTION } from "./kernel/upkeep_call.ts";
+export { INTERRUPT_NOTE_TAG } from "./kernel/turn_control.ts";
 export { Agent, type AgentOptions, type KernelConfig } from "./kernel/agent.ts";
 export {
   createPluginSdk,

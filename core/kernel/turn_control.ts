@@ -103,6 +103,9 @@ export class TurnControl {
   }
 }
 
+/** How an interrupt note's history entry begins. */
+export const INTERRUPT_NOTE_TAG = "[打断消息]";
+
 /** The `[打断消息]` history entry of one interrupt note. */
 export function interruptMessage(note: InterruptNote): ChatMessage {
   const reply = note.reply.text.length > NOTE_REPLY_CHARS
@@ -110,7 +113,7 @@ export function interruptMessage(note: InterruptNote): ChatMessage {
     : note.reply.text;
   return {
     role: "user",
-    content: `[打断消息] ${note.source}: ${note.text}\n` +
+    content: `${INTERRUPT_NOTE_TAG} ${note.source}: ${note.text}\n` +
       `(This arrived while you were working on the request above and was handled separately; ` +
       `status ${note.reply.status}, reply sent: ${JSON.stringify(reply)}. ` +
       `Continue with the request above.)`,

@@ -1,15 +1,20 @@
 /**
  * Drive a real daemon's tools with a scripted LLM: each `call` makes the fake model call one
  * tool, then answer with that tool's result verbatim, so the test reads what the tool returned.
+ * The tool call is the answer to the request that carries the call's chat text, not to whatever
+ * request comes next: the daemon's own loops (memory upkeep after a restart, a late timer) may
+ * ask the model in between.
  */
 import { join } from "node:path";
 import {
   type FakeLLMServer,
   type FakeRequest,
+  type FakeToolCall,
   reply,
   startFakeOpenAI,
 } from "../fixtures/fake_llm.ts";
 import { type RunningDaemon, startServe } from "../fakes/daemon.ts";
+import { TurnScripts } from "../fixtures/turn_script.ts";
 
 /** The last tool result the model was sent, or the last message's content. */
 export function lastToolResult(request: FakeRequest): string {
@@ -47,7 +52,16 @@ export async function startToolDaemon(
   env: Record<string, string> = {},
 ): Promise<ToolDaemon> {
   const home = await Deno.makeTempDir({ prefix: "homeagent-tools-" });
-  const server = startFakeOpenAI({ fallback: (request) => reply.text(lastToolResult(request)) });
+  const turns = new TurnScripts();
+  const server = startFakeOpenAI({
+    fallback: (request) => turns.answer(request) ?? reply.text(lastToolResult(request)),
+  });
+  /** A chat text whose turn's first call makes `calls`; the model then echoes the result. */
+  const script = (label: string, calls: FakeToolCall[]) => {
+    const text = turns.text(label);
+    turns.add(text, [reply.toolCalls(calls)]);
+    return text;
+  };
   await setup?.(home);
   const llmEnv = { HOMEAGENT_LLM_BASE_URL: server.url, HOMEAGENT_LLM_MODEL: "fake-model" };
   let daemon = await startServe(home, { ...llmEnv, ...env });
@@ -69,18 +83,18 @@ export async function startToolDaemon(
       return { status: response.status, body: await response.json() };
     },
     async call(tool, args) {
-      server.enqueue(reply.toolCalls([{ name: tool, arguments: args }]));
-      const result = await self.api("/api/v1/chat?wait=1", { body: { text: `use ${tool}` } });
+      const text = script(`use ${tool}`, [{ name: tool, arguments: args }]);
+      const result = await self.api("/api/v1/chat?wait=1", { body: { text } });
       return String(result.body.text);
     },
     async calls(calls) {
-      server.enqueue(reply.toolCalls(calls));
-      const result = await self.api("/api/v1/chat?wait=1", { body: { text: "use tools" } });
+      const text = script("use tools", calls);
+      const result = await self.api("/api/v1/chat?wait=1", { body: { text } });
       return String(result.body.text);
     },
     async start(tool, args) {
-      server.enqueue(reply.toolCalls([{ name: tool, arguments: args }]));
-      const result = await self.api("/api/v1/chat", { body: { text: `use ${tool}` } });
+      const text = script(`use ${tool}`, [{ name: tool, arguments: args }]);
+      const result = await self.api("/api/v1/chat", { body: { text } });
       return String(result.body.turnId);
     },
     async restart(more = {}) {

@@ -35,7 +35,7 @@ Deno.test("web history: a real daemon's chat from the web, the CLI and a timer s
   const log = (await d.daemon.stop()).stderr + stopped.stderr;
 
   const [web, terminal, timer] = turns;
-  assert.deepEqual([web?.channel, web?.input, web?.tools], ["web", "use timer_set", [{
+  assert.deepEqual([web?.channel, web?.input, web?.tools], ["web", "use timer_set #1", [{
     name: "timer_set",
     ok: true,
   }]]);

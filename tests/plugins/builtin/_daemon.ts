@@ -7,6 +7,7 @@ import {
   startFakeOpenAI,
 } from "../../fixtures/fake_llm.ts";
 import { runMain, type RunningDaemon, startServe } from "../../fakes/daemon.ts";
+import { TurnScripts } from "../../fixtures/turn_script.ts";
 import { copyFixture } from "../host/_support.ts";
 
 /** A temporary home, a fake LLM and a daemon over both; disposing stops and removes all. */
@@ -36,7 +37,10 @@ export interface PluginDaemonOptions {
 /** Start a daemon in a fresh home over a scripted fake LLM. */
 export async function startPluginDaemon(options: PluginDaemonOptions = {}): Promise<PluginDaemon> {
   // Turns nobody scripted (a plugin's notice) get a plain answer.
-  const server = startFakeOpenAI({ fallback: () => reply.text("noted") });
+  const turns = new TurnScripts();
+  const server = startFakeOpenAI({
+    fallback: (request) => turns.answer(request) ?? reply.text("noted"),
+  });
   const home = await Deno.makeTempDir({ prefix: "homeagent-builtin-" });
   let daemon: RunningDaemon;
   try {
@@ -60,11 +64,11 @@ export async function startPluginDaemon(options: PluginDaemonOptions = {}): Prom
     server,
     daemon,
     async toolRun(calls) {
-      const first = server.requests.length;
-      server.enqueue(...calls.map((call) => reply.toolCalls([call])), reply.text("done"));
-      const chat = await runMain(["chat", "--home", home, "go"]);
+      const text = turns.text("go");
+      turns.add(text, [...calls.map((call) => reply.toolCalls([call])), reply.text("done")]);
+      const chat = await runMain(["chat", "--home", home, text]);
       if (chat.code !== 0) throw new Error(`chat failed: ${chat.stderr}`);
-      return server.requests.slice(first + 1).map((r) => String(r.body.messages.at(-1)!.content));
+      return turns.finish(text);
     },
     async api(path, body) {
       const url = new URL(daemon.url);
