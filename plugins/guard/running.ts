@@ -19,8 +19,14 @@ export async function refuseRunning(files: RunFileNames): Promise<boolean> {
     return !(error instanceof Deno.errors.NotFound);
   }
   const pid = await Deno.readTextFile(files.pidFile).then((t) => t.trim(), () => "?");
-  // Loaded only now: the guard asks this before anything else and must stay small.
-  const { HomeAgentError } = await import("../../core/mod.ts");
+  // Loaded only now: the guard asks this before anything else and must stay small. Not by a
+  // literal specifier: Deno reads every literal import() ahead, so the guard's first import of
+  // this file made it load core's ~90 modules and sync node_modules (15 times, ~0.1 s) beside
+  // its starting agent (docs/benchmarks.md). esbuild folds the two strings into one, so the
+  // bundle and the agent build still carry core/mod.ts.
+  const { HomeAgentError }: typeof import("../../core/mod.ts") = await import(
+    "../../core/" + "mod.ts"
+  );
   throw new HomeAgentError(
     "already_running",
     `HomeAgent is already running on home "${files.root}" (pid ${pid})`,
