@@ -85,3 +85,32 @@ Deno.test("main.ts loads nothing that runs but the first agent's module before a
     "plugins/guard/first_agent.ts",
   ]);
 });
+
+Deno.test("what the guard loads after its first agent reaches no daemon module, even by a literal import()", async () => {
+  // Deno reads every literal import() of a graph ahead, as if static: one in the guard's
+  // modules made the guard read core's ~90 modules and sync node_modules beside its agent.
+  const main = await Deno.readTextFile(new URL("main.ts", ROOT));
+  const entries = [...main.matchAll(/entryModule<[^>]*>\(\s*"\.\/([^"]+)"/g)].map((m) => m[1]!);
+  assert.ok(entries.includes("plugins/guard/mod.ts"), `main.ts's entry modules: ${entries}`);
+  const read = new Set<string>();
+  for (const entry of entries) {
+    const { stdout } = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", new URL(entry, ROOT).href],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    const info = JSON.parse(new TextDecoder().decode(stdout)) as { modules: InfoModule[] };
+    const modules = new Map(info.modules.map((m) => [m.specifier, m]));
+    const visit = (specifier: string) => {
+      if (read.has(specifier)) return;
+      read.add(specifier);
+      for (const dep of modules.get(specifier)?.dependencies ?? []) {
+        if (dep.code) visit(dep.code.specifier);
+      }
+    };
+    visit(new URL(entry, ROOT).href);
+  }
+  const daemon = [...read].map((s) => s.replace(ROOT.href, ""))
+    .filter((s) => s.startsWith("npm:") || /^(core|web|wasm)\//.test(s));
+  assert.deepStrictEqual(daemon, []);
+});
