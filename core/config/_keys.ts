@@ -76,6 +76,15 @@ export function patternPrefix(pattern: KeyPattern): string {
   return pattern.segments.slice(0, pattern.wildcard).join(".") + ".";
 }
 
+/**
+ * Whether some key of `pattern` can start with `prefix`: the key's fixed part before the `*`
+ * and `prefix` agree as far as both go (the instance name can then complete the rest).
+ */
+export function mayHavePrefix(pattern: KeyPattern, prefix: string): boolean {
+  const fixed = pattern.segments.slice(0, pattern.wildcard).map((s) => `${s}.`).join("");
+  return fixed.startsWith(prefix) || prefix.startsWith(fixed);
+}
+
 /** The ConfigError for an undefined key, suggesting a near-miss among the defined ones. */
 export function unknownKey(
   key: string,

@@ -15,6 +15,7 @@ import {
 import {
   instantiate,
   matchPattern,
+  mayHavePrefix,
   parsePattern,
   patternPrefix,
   tableOf,
@@ -130,8 +131,13 @@ export class ConfigRegistry {
   /** Every defined key under `prefix` (pattern keys once per stored instance), sorted by key. */
   list(prefix = "", options: ConfigListOptions = {}): ConfigEntry[] {
     const entries = new Map<string, Definition>();
-    for (const [key, definition] of this.#exact) entries.set(key, definition);
+    for (const [key, definition] of this.#exact) {
+      if (key.startsWith(prefix)) entries.set(key, definition);
+    }
     for (const definition of this.#patterns) {
+      // Only patterns whose keys can fall under `prefix` are looked up: each lookup reads the
+      // stored keys, and `plugin list` (every plugin's `plugin.<name>.`) asked them all.
+      if (!mayHavePrefix(definition.pattern!, prefix)) continue;
       for (const name of this.#instances(definition)) {
         const key = instantiate(definition.pattern!, name);
         if (!entries.has(key)) entries.set(key, definition);

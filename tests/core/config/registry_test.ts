@@ -228,6 +228,55 @@ Deno.test("ConfigRegistry.list masks secrets unless revealed and lists each stor
   assert.ok(t.registry.list().some((e) => e.key === "core.llm.order"));
 });
 
+Deno.test("ConfigRegistry.list under a prefix is the full list's keys under it", () => {
+  using t = openTestRegistry();
+  t.registry.define({
+    key: "core.probe.*.enabled",
+    schema: z.boolean(),
+    default: true,
+    description: "",
+  });
+  t.registry.set("core.llm.sources.main.model", "m");
+  t.registry.set("core.llm.sources.spare.model", "n");
+  t.registry.set("core.probe.files.enabled", false);
+  const all = t.registry.list().map((e) => e.key);
+  for (
+    const prefix of [
+      "",
+      "c",
+      "core.",
+      "core.llm.sour",
+      "core.llm.sources.",
+      "core.llm.sources.ma",
+      "core.llm.sources.spare.model",
+      "core.web.",
+      "core.probe.",
+      "core.probe.files.",
+      "core.probe.files.enabled",
+      "core.probe.other.",
+      "nothing.",
+    ]
+  ) {
+    const keys = t.registry.list(prefix).map((e) => e.key);
+    assert.deepEqual(keys, all.filter((key) => key.startsWith(prefix)), prefix);
+  }
+});
+
+Deno.test("ConfigRegistry.list reads no stored keys for patterns outside the prefix", () => {
+  using t = openTestRegistry();
+  t.registry.set("core.llm.sources.main.model", "m");
+  const list = t.store.list.bind(t.store);
+  const read: string[] = [];
+  t.store.list = (table, prefix) => {
+    read.push(prefix ?? "");
+    return list(table, prefix);
+  };
+  assert.ok(t.registry.list("core.web.").length > 0);
+  assert.deepEqual(read.filter((prefix) => prefix.startsWith("core.llm.")), []);
+  assert.equal(t.registry.list("core.llm.sources.").length, 12);
+  assert.ok(read.some((prefix) => prefix === "core.llm.sources."));
+});
+
 Deno.test("ConfigRegistry.onChange fires after set and unset, never after a refusal", () => {
   using t = openTestRegistry();
   const seen: string[] = [];
