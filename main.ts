@@ -235,7 +235,8 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
   const graph = memory.graph.graph;
   const kernel = stack.use(createKernel({ ...base, llm: providers, persona, memory, graph }));
   notices.attach(kernel.agent);
-  stack.use(trimWhenIdle({ events: kernel.agent.events, clock: systemClock, logger }));
+  // On serve's clock: a first turn's idle timer would load node:timers before its reply.
+  stack.use(trimWhenIdle({ events: kernel.agent.events, clock, logger }));
   stack.use(await memory.upkeep.attach(kernel)); // the text log of every turn, the heartbeats
   memory.startReembedding();
   // The page's live stream and its `web` channel, there before a plugin can send to it.
