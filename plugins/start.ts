@@ -32,7 +32,6 @@ import {
 import { type OpenedHomeSkills, openHomeSkills } from "./builtin/clawhubadapter/home_skills.ts";
 import { registerWorkPlugins, type WorkPaths } from "./builtin/work.ts";
 import {
-  FAILBACK_ERROR,
   PluginRegistry,
   pluginRuntime,
   type PluginServices,
@@ -201,7 +200,7 @@ export async function startPlugins(options: StartPluginsOptions): Promise<Daemon
     mcpHttp,
     skills: skills.port,
     status,
-    leftOut: registry.list().filter((p) => p.error === FAILBACK_ERROR).map((p) => p.name),
+    leftOut: registry.leftOut(),
     async [Symbol.asyncDispose]() {
       await mcpHttp.close();
       await registry.stopAll();

@@ -112,8 +112,12 @@ export class PluginRegistry {
     if (options.optional) this.#optional.add(name);
   }
 
-  /** Start every built-in, then every installed plugin that is enabled. Never throws for one plugin. */
-  async load(): Promise<PluginInfo[]> {
+  /**
+   * Start every built-in, then every installed plugin that is enabled. Never throws for one
+   * plugin. Returns nothing: a list() here read every plugin's settings (their defaults checked
+   * by zod) while the first chat was being answered, for no one.
+   */
+  async load(): Promise<void> {
     for (const [name, factory] of this.#factories) {
       if (this.#entries.has(name)) continue;
       const entry = this.#entry(name, "builtin", () => Promise.resolve({ plugin: factory() }));
@@ -130,7 +134,6 @@ export class PluginRegistry {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
     await Promise.all(names.sort().filter((n) => !this.#entries.has(n)).map((n) => this.#add(n)));
-    return this.list();
   }
 
   /** Load (or reload) the installed folder `name` and start it when enabled. */
@@ -209,6 +212,11 @@ export class PluginRegistry {
 
   #enabled(name: string): boolean {
     return this.#options.config.get<boolean>(`core.plugins.${name}.enabled`);
+  }
+
+  /** The enabled plugins a fail-back boot left out (FAILBACK_ERROR), by name. */
+  leftOut(): string[] {
+    return [...this.#entries.values()].filter((e) => e.error === FAILBACK_ERROR).map((e) => e.name);
   }
 
   /** Every plugin and its state. */
