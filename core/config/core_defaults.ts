@@ -18,6 +18,8 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
+// Shared schemas, handed to define() as functions like the rest: a schema given built has its
+// default checked at define, which built and ran each of them (~5 ms) at every start.
 const baseUrl = z.lazy(() =>
   z.string().refine(
     (v) => v === "" || isHttpUrl(v),
@@ -114,7 +116,7 @@ export function registerCoreDefaults(registry: ConfigRegistry): void {
   registerToolDefaults(registry);
   registry.define({
     key: "core.llm.order",
-    schema: sourceOrder,
+    schema: () => sourceOrder,
     default: "",
     description: "Comma list of source names tried first, in order; the rest follow as added",
   });
@@ -174,7 +176,7 @@ const shares = z.lazy(() =>
 function registerToolDefaults(registry: ConfigRegistry): void {
   registry.define({
     key: "core.prompt.shares",
-    schema: shares,
+    schema: () => shares,
     default: Object.entries(DEFAULT_SECTION_SHARES).map(([k, v]) => `${k}=${v}`).join(","),
     description: "Each system prompt section's share of the token budget, in percent of what the " +
       "request's messages and tools leave of the working band; a section over its share is cut " +
@@ -182,14 +184,14 @@ function registerToolDefaults(registry: ConfigRegistry): void {
   });
   registry.define({
     key: "core.tools.always",
-    schema: toolNames,
+    schema: () => toolNames,
     default: "memory_recall,memory_commit,doc_query,tool_search,tool_load",
     description: "Tools whose schemas every request carries (with the reply channel's send " +
       "tool); the others are found with tool_search and loaded with tool_load",
   });
   registry.define({
     key: "core.tools.pinned",
-    schema: toolNames,
+    schema: () => toolNames,
     default: "",
     description: "More tools to send with every request, comma-separated",
   });
@@ -219,7 +221,7 @@ function registerSourcePatterns(registry: ConfigRegistry): void {
   const field = (name: string) => `core.llm.sources.*.${name}`;
   registry.define({
     key: field("adapter"),
-    schema: adapterName,
+    schema: () => adapterName,
     default: "openai",
     description:
       "Adapter speaking this source's wire format: openai, ollama (native), anthropic, gemini, " +
@@ -227,7 +229,7 @@ function registerSourcePatterns(registry: ConfigRegistry): void {
   });
   registry.define({
     key: field("base_url"),
-    schema: baseUrl,
+    schema: () => baseUrl,
     default: "",
     description: "Base URL as the provider's own SDK takes it, e.g. https://api.openai.com/v1",
   });

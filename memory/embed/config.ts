@@ -138,7 +138,7 @@ const KEYS: readonly FieldSetting<EmbeddingConfig>[] = [
   key({
     field: "httpBaseUrl",
     key: `${P}_http_base_url`,
-    schema: httpUrl,
+    schema: () => httpUrl,
     default: "",
     description: "Base URL of an OpenAI-compatible embeddings API, e.g. http://127.0.0.1:11434/v1",
   }),

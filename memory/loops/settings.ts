@@ -40,7 +40,7 @@ export function registerMemoryLoopDefaults(registry: ConfigRegistry): void {
   for (const k of MEMORY_LOOP_KEYS) {
     registry.define({
       key: k.key,
-      schema: interval,
+      schema: () => interval,
       default: k.default,
       description: k.description,
     });

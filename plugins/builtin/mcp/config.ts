@@ -55,7 +55,7 @@ const KEYS: ConfigDefinition[] = [
   },
   {
     key: `${PREFIX}*.env`,
-    schema: stringMap,
+    schema: () => stringMap,
     default: {},
     description: "The stdio server's whole environment besides PATH (it inherits nothing else)",
     secret: true,
@@ -80,7 +80,7 @@ const KEYS: ConfigDefinition[] = [
   },
   {
     key: `${PREFIX}*.headers`,
-    schema: stringMap,
+    schema: () => stringMap,
     default: {},
     description: "HTTP headers sent to the server, a JSON object (e.g. Authorization)",
     secret: true,
