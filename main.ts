@@ -235,8 +235,7 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
   const graph = memory.graph.graph;
   const kernel = stack.use(createKernel({ ...base, llm: providers, persona, memory, graph }));
   notices.attach(kernel.agent);
-  // On serve's clock: a first turn's idle timer would load node:timers before its reply.
-  stack.use(trimWhenIdle({ events: kernel.agent.events, clock, logger }));
+  stack.use(trimWhenIdle({ events: kernel.agent.events, clock, logger })); // no node:timers yet
   stack.use(await memory.upkeep.attach(kernel)); // the text log of every turn, the heartbeats
   memory.startReembedding();
   // The page's live stream and its `web` channel, there before a plugin can send to it.
@@ -267,6 +266,7 @@ async function serve(home: string, flags: ServeFlags): Promise<number> {
   const web = stack.use(
     serveWeb({ ...base, address, hub, kernel, plugins, memory: views, providers, usage, setup }),
   );
+  await llm.installed; // the Lua adapters' copies, written beside the start
   await claim.announce();
   console.log(web.url);
   started(logger, { paths, config, memory, startedAt, tokenizers: llm.tokenizers });
@@ -315,7 +315,7 @@ async function openLlm(
   const usage = stack.use(new SqliteUsageStore({ path: join(paths.root, "usage.db") }));
   const luaWasmPath = await luaGlueFile(paths.run); // wasmoon reads its wasm from a file
   const tokenizers = createTokenizers({ logger: base.logger }); // OpenAI models' counts, at need
-  const { manager: providers, probe } = await openProviders({
+  const { manager: providers, probe, installed } = await openProviders({
     ...base,
     home: paths.root,
     luaWasmPath,
@@ -324,7 +324,8 @@ async function openLlm(
     command: cli,
     tokenizer: tokenizers.counterFor,
   });
-  return { usage, luaWasmPath, tokenizers, providers, probe };
+  stack.defer(() => Promise.allSettled([installed]).then(() => {})); // a stop lets them finish
+  return { usage, luaWasmPath, tokenizers, providers, probe, installed };
 }
 
 /** The one log line of a daemon that is up: its home, sources, vector space and startup time. */

@@ -52,6 +52,11 @@ export interface OpenedProviders {
   manager: ProviderManager;
   /** Lists models and test-calls a source not yet saved, with the same adapters. */
   probe: SourceProbe;
+  /**
+   * The bundled adapters' copies in `<home>/adapters`, written while the start goes on (until
+   * then the runtime runs the bundled text); rejects as installBundledAdapters does.
+   */
+  installed: Promise<void>;
 }
 
 /**
@@ -61,7 +66,10 @@ export interface OpenedProviders {
 export async function openProviders(options: OpenProvidersOptions): Promise<OpenedProviders> {
   const { clock, logger, config, command } = options;
   const dir = join(options.home, "adapters");
-  await installBundledAdapters(dir, bundledAdapters, logger);
+  // Not awaited here: a new home's nine file creations took ~10 ms of the start, before the
+  // socket listened, and nothing before it needs them (serve awaits them before announcing).
+  const installed = installBundledAdapters(dir, bundledAdapters, logger).then(() => {});
+  installed.catch(() => {}); // a start failing earlier reports its own error instead
   const lua = new LuaAdapterRuntime({
     logger: logger.child({ component: "lua" }),
     dir,
@@ -95,5 +103,5 @@ export async function openProviders(options: OpenProvidersOptions): Promise<Open
   if (!manager.hasSources()) {
     logger.warn("No LLM source configured; chat will answer with how to configure one");
   }
-  return { manager, probe: createSourceProbe({ factory, clock, logger }) };
+  return { manager, probe: createSourceProbe({ factory, clock, logger }), installed };
 }

@@ -8,7 +8,8 @@ const MANIFEST = ".bundled.json";
 /**
  * Write each bundled script to `dir` when absent, or when the copy there is one we wrote
  * earlier and never edited (so upgrades reach it); an edited copy is left alone. Returns the
- * names written. Throws on filesystem failure.
+ * names written. Throws on filesystem failure. Each file appears whole (writeWhole), so the
+ * runtime may read the folder meanwhile: the daemon's start does not wait for it.
  */
 export async function installBundledAdapters(
   dir: string,
@@ -38,13 +39,34 @@ export async function installBundledAdapters(
       continue;
     }
     if (present !== undefined && present !== manifest[name]) continue; // edited by the user
-    Deno.writeTextFileSync(path, text); // sync: the async one loads Deno's web streams at start
+    await writeWhole(path, text);
     manifest[name] = wanted;
     written.push(name);
   }
-  Deno.writeTextFileSync(manifestPath, JSON.stringify(manifest, null, 2) + "\n");
+  await writeWhole(manifestPath, JSON.stringify(manifest, null, 2) + "\n");
   if (written.length > 0) logger.info("Installed bundled Lua adapters", { dir, written });
   return written;
+}
+
+/**
+ * Write `text` to `path` whole: a reader (the runtime, while the start goes on) finds the old
+ * file or the new one, never part of it. Not Deno.writeTextFile: it loads Deno's web streams.
+ */
+async function writeWhole(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  try {
+    const file = await Deno.open(temporary, { write: true, createNew: true });
+    try {
+      const bytes = new TextEncoder().encode(text);
+      for (let done = 0; done < bytes.length;) done += await file.write(bytes.subarray(done));
+    } finally {
+      file.close();
+    }
+    await Deno.rename(temporary, path);
+  } catch (error) {
+    await Deno.remove(temporary).catch(() => {});
+    throw error;
+  }
 }
 
 async function sha256(text: string): Promise<string> {

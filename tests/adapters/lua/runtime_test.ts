@@ -110,6 +110,8 @@ Deno.test("A user-edited adapter in <home>/adapters wins and is reloaded when it
     await using server = startFakeOpenAI({ fallback: reply.text("ok") });
     const written = await installBundledAdapters(dir, bundledAdapters, silentLogger);
     assert.equal(written.length, 8);
+    const left = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => !n.endsWith(".lua"));
+    assert.deepEqual(left, [".bundled.json"], "each copy is renamed into place, none left behind");
     const runtime = new LuaAdapterRuntime({ logger: silentLogger, dir });
     const factory = createProviderFactory({
       clock: systemClock,
