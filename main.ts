@@ -315,7 +315,7 @@ async function openLlm(
   const usage = stack.use(new SqliteUsageStore({ path: join(paths.root, "usage.db") }));
   const luaWasmPath = await luaGlueFile(paths.run); // wasmoon reads its wasm from a file
   const tokenizers = createTokenizers({ logger: base.logger }); // OpenAI models' counts, at need
-  const { manager: providers, probe, installed } = await openProviders({
+  const { manager: providers, probe, installed } = openProviders({
     ...base,
     home: paths.root,
     luaWasmPath,

@@ -63,7 +63,7 @@ export interface OpenedProviders {
  * Install the bundled adapters and build the provider manager over the configured sources
  * (with none, it says so in the log: the daemon still starts, and chat answers how to add one).
  */
-export async function openProviders(options: OpenProvidersOptions): Promise<OpenedProviders> {
+export function openProviders(options: OpenProvidersOptions): OpenedProviders {
   const { clock, logger, config, command } = options;
   const dir = join(options.home, "adapters");
   // Not awaited here: a new home's nine file creations took ~10 ms of the start, before the
