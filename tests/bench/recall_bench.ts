@@ -12,6 +12,7 @@
  * each entity under one of them), since embedding 200,000 texts would take the bench hours.
  * @module
  */
+import process from "node:process";
 import { type ContextEvent, type Embedder, type Input, silentLogger } from "../../core/mod.ts";
 import { systemClock } from "../../adapters/mod.ts";
 import {
@@ -52,6 +53,18 @@ const TOPICS = [
   "sister",
   "holiday",
 ];
+
+/**
+ * `HOMEAGENT_BENCH_TURNS=1` prints each turn's wall and CPU time (both threads) to stderr, to
+ * read beside `--v8-flags=--trace-gc` when a tail is to be explained.
+ */
+const TRACE_TURNS = Deno.env.get("HOMEAGENT_BENCH_TURNS") === "1";
+
+function traceTurn(turn: number, wall: number, cpu: { user: number; system: number }) {
+  const ms = (cpu.user + cpu.system) / 1000;
+  // deno-lint-ignore no-console
+  console.error(`recall turn ${turn}: wall ${wall.toFixed(2)} ms, cpu ${ms.toFixed(2)} ms`);
+}
 
 const base = (i: number) =>
   `${TOPICS[i % TOPICS.length]} ${TOPICS[(i * 7 + 3) % TOPICS.length]} note ${i % 400}`;
@@ -177,8 +190,10 @@ async function measureRecall(model: Embedder, suffix: string): Promise<Record<st
     for (let i = 0; i < 70; i++) {
       const text = `what did the doctor say about the cat, visit ${i}?`;
       tiers.context.append(userEvent(`q${i}`, text, 1000 + i));
+      const cpu0 = TRACE_TURNS ? process.cpuUsage() : undefined;
       const t0 = performance.now();
       await tiers.recall(inputOf(`q${i}`, text, 1000 + i), signal);
+      if (cpu0) traceTurn(i, performance.now() - t0, process.cpuUsage(cpu0));
       if (i === 0) first = performance.now() - t0; // loads both tiers' int8 matrices
       if (i >= 10) times.push(performance.now() - t0); // the first ten warm up
     }

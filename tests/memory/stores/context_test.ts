@@ -42,6 +42,36 @@ Deno.test("JsonContextStore round-trips events with exact vectors", async () => 
   });
 });
 
+/** How encodeVector wrote vectors before it was native: files written so must read the same. */
+function binaryStringBase64(vector: Float32Array): string {
+  const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+Deno.test("encodeVector writes the same base64 as before, for views into a larger buffer too", () => {
+  let seed = 7;
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  for (const dim of [0, 1, 3, 4, 384, 512, 1024, 9000]) {
+    const backing = new Float32Array(dim + 5).map(() =>
+      (random() - 0.5) * 2 ** (random() * 40 - 20)
+    );
+    backing[1] = -0; // the sign bit survives
+    backing[2] = NaN;
+    for (const vector of [backing.subarray(0, dim), backing.subarray(3, 3 + dim)]) {
+      const encoded = encodeVector(vector);
+      assert.equal(encoded, binaryStringBase64(vector));
+      assert.deepEqual(
+        new Uint8Array(decodeVector(encoded).buffer),
+        new Uint8Array(vector.slice().buffer),
+      );
+    }
+  }
+});
+
 Deno.test("JsonContextStore moves a corrupt file aside and reports it", async () => {
   await withTempDir(async (dir) => {
     const path = join(dir, "context.json");
