@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Logger } from "../../core/mod.ts";
 import type { DocTerms } from "./_terms.ts";
+import { floatsOfBlob } from "./vectors.ts";
 import { type IndexBody, type IndexHit, type IndexRow, rowHit, toRow } from "./_index_rows.ts";
 import {
   checkpoint,
@@ -170,7 +171,7 @@ export class DocIndexDb {
     return this.#sql("select id, fingerprint, vector from docs").all().map((r) => ({
       id: String(r.id),
       fingerprint: r.fingerprint === null ? undefined : String(r.fingerprint),
-      vector: r.vector instanceof Uint8Array ? toFloats(r.vector) : undefined,
+      vector: r.vector instanceof Uint8Array ? floatsOfBlob(r.vector) : undefined,
     }));
   }
 
@@ -185,7 +186,7 @@ export class DocIndexDb {
       .iterate(fingerprint);
     for (const r of rows) {
       if (isFloats(r.vector)) {
-        yield { id: String(r.id), vector: toFloats(r.vector), key: Number(r.rowid) };
+        yield { id: String(r.id), vector: floatsOfBlob(r.vector), key: Number(r.rowid) };
       }
     }
   }
@@ -206,7 +207,7 @@ export class DocIndexDb {
     ids.forEach((id, i) => (keys[i] ?? -1) >= 0 && expected.set(keys[i]!, id));
     const take = (rows: Record<string, unknown>[], ok: (r: Record<string, unknown>) => boolean) => {
       for (const r of rows) {
-        if (isFloats(r.vector) && ok(r)) out.set(String(r.id), toFloats(r.vector));
+        if (isFloats(r.vector) && ok(r)) out.set(String(r.id), floatsOfBlob(r.vector));
       }
     };
     if (expected.size > 0) {
@@ -319,12 +320,6 @@ export class DocIndexDb {
 
 function isFloats(value: unknown): value is Uint8Array {
   return value instanceof Uint8Array && value.byteLength % 4 === 0;
-}
-
-function toFloats(bytes: Uint8Array): Float32Array {
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return new Float32Array(copy.buffer);
 }
 
 /** Open `dir`/index.db; a corrupt one is moved aside (with a log line) and rebuilt empty. */

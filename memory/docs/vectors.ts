@@ -17,6 +17,23 @@ export interface StoredVector {
 }
 
 /**
+ * A stored float vector's blob as floats. A blob SQLite handed over in a buffer of its own is
+ * used in place: the matrix load reads every row of a tier (100,000 at the bench's home), and a
+ * copy of each was a second 2 KB backing store per row for the collector to free after it.
+ * Anything else (a view into a larger or unaligned buffer) is copied (and a length that is not
+ * whole floats throws a RangeError, as it did).
+ */
+export function floatsOfBlob(bytes: Uint8Array): Float32Array {
+  const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength;
+  if (own && bytes.byteLength % 4 === 0) {
+    return new Float32Array(bytes.buffer as ArrayBuffer, 0, bytes.byteLength / 4);
+  }
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+/**
  * The sign-code stage keeps this many int8 candidates per result the search returns (`k`, not
  * the larger re-score pool), and at least SIGN_POOL_MIN; below twice that many vectors the int8
  * scan reads everything (it is cheap). Over 100,000 real sentence vectors the exact top 10 and

@@ -12,7 +12,7 @@ import {
   type Logger,
 } from "../../core/mod.ts";
 import { withTransaction } from "../sqlite.ts";
-import { DocVectors, type StoredVector } from "../docs/vectors.ts";
+import { DocVectors, floatsOfBlob, type StoredVector } from "../docs/vectors.ts";
 import type { StaleReembedOptions } from "../embed/reembed.ts";
 import { DEFAULT_ENTITY_TYPE } from "./schema.ts";
 import type { GraphSql } from "./_rows.ts";
@@ -145,8 +145,6 @@ function* storedVectors(
   for (const row of rows) {
     const bytes = row.vector as Uint8Array;
     if (bytes.byteLength !== dim * 4) continue;
-    const copy = new Uint8Array(bytes.byteLength);
-    copy.set(bytes);
-    yield { id: String(row.id), vector: new Float32Array(copy.buffer) };
+    yield { id: String(row.id), vector: floatsOfBlob(bytes) };
   }
 }

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { DocVectors, dot, dots, type StoredVector } from "../../../memory/docs/vectors.ts";
+import {
+  DocVectors,
+  dot,
+  dots,
+  floatsOfBlob,
+  type StoredVector,
+} from "../../../memory/docs/vectors.ts";
 import { createHashEmbedder } from "../../../memory/embed/hash.ts";
 import { rng } from "../../fakes/random.ts";
 
@@ -179,4 +185,21 @@ Deno.test("dots gives each vector's dot to the bit, whatever their count", () =>
     const vectors = randomVectors(count!, dim!, count! + 2).map((v) => v.vector);
     assert.deepEqual([...dots(query, vectors)], vectors.map((v) => dot(query, v)));
   }
+});
+
+Deno.test("floatsOfBlob reads a blob's floats in place when it owns its buffer, else copies", () => {
+  const floats = new Float32Array([0.5, -0, NaN, -1e-30, 3.25]);
+  const own = new Uint8Array(floats.slice().buffer);
+  const inPlace = floatsOfBlob(own);
+  assert.equal(inPlace.buffer, own.buffer);
+  assert.deepEqual(new Uint8Array(inPlace.buffer), new Uint8Array(floats.buffer));
+  // A view into a larger buffer (even an aligned one) is copied: it must not pin the rest.
+  const backing = new Uint8Array(4 + floats.byteLength + 4);
+  backing.set(new Uint8Array(floats.buffer), 4);
+  const copied = floatsOfBlob(backing.subarray(4, 4 + floats.byteLength));
+  assert.notEqual(copied.buffer, backing.buffer);
+  assert.deepEqual(new Uint8Array(copied.buffer), new Uint8Array(floats.buffer));
+  // Bytes that are not whole floats throw, in place or not.
+  assert.throws(() => floatsOfBlob(new Uint8Array(6)), RangeError);
+  assert.throws(() => floatsOfBlob(backing.subarray(1, 7)), RangeError);
 });
