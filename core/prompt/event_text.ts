@@ -12,6 +12,44 @@ export function cleanText(text: string): string {
  * Tool outputs are recorded already filtered by each tool's memory policy (the turn applies it).
  */
 export function textForVector(event: ContextEvent): string {
+  const known = memo.get(event);
+  if (known && sameText(known, event)) return known.text;
+  const text = computeText(event);
+  memo.set(event, {
+    role: event.role,
+    input: event.input,
+    response: event.response,
+    outputs: event.tools?.map((t) => t.output),
+    text,
+  });
+  return text;
+}
+
+/**
+ * Each event's text as last computed, with the fields it was computed from. A recall asks for
+ * the text of every event of the window several times (the known vectors, the recent turns,
+ * the context tier's ranking), and cutting and cleaning ~100 of them anew was ~3% of a recall
+ * and its garbage; an event changed in place since is computed again.
+ */
+const memo = new WeakMap<ContextEvent, EventTextKey & { text: string }>();
+
+interface EventTextKey {
+  role: ContextEvent["role"];
+  input?: string;
+  response?: string;
+  outputs?: string[];
+}
+
+function sameText(key: EventTextKey, event: ContextEvent): boolean {
+  if (key.role !== event.role || key.input !== event.input || key.response !== event.response) {
+    return false;
+  }
+  const tools = event.tools;
+  if (tools === undefined || key.outputs === undefined) return tools === key.outputs;
+  return tools.length === key.outputs.length && tools.every((t, i) => t.output === key.outputs![i]);
+}
+
+function computeText(event: ContextEvent): string {
   const parts: string[] = [];
   if (event.role === "user") parts.push(event.input ?? "");
   else if (event.role === "agent") {
