@@ -81,7 +81,7 @@ export function patternPrefix(pattern: KeyPattern): string {
  * and `prefix` agree as far as both go (the instance name can then complete the rest).
  */
 export function mayHavePrefix(pattern: KeyPattern, prefix: string): boolean {
-  const fixed = pattern.segments.slice(0, pattern.wildcard).map((s) => `${s}.`).join("");
+  const fixed = patternPrefix(pattern);
   return fixed.startsWith(prefix) || prefix.startsWith(fixed);
 }
 
