@@ -32,7 +32,31 @@ export const CLI_OPTIONS = {
 /** The command line as parseArgs reads it (strict), the agent's own without it (below). */
 export function parseCommandLine(args: string[]) {
   const parse = () => parseArgs({ args, allowPositionals: true, options: CLI_OPTIONS });
-  return (readAgentArgs(args) as ReturnType<typeof parse> | undefined) ?? parse();
+  try {
+    return (readAgentArgs(args) as ReturnType<typeof parse> | undefined) ?? parse();
+  } catch (error) {
+    throw oneLineParseError(error);
+  }
+}
+
+/**
+ * parseArgs' own messages span lines ("… is ambiguous.\nDid you forget …") and speak of
+ * positional arguments; the command line's errors are one line that says what to type. The
+ * `code` stays, so main.ts still exits 2 for them.
+ */
+function oneLineParseError(error: unknown): unknown {
+  if (!(error instanceof TypeError) || !("code" in error)) return error;
+  const code = String(error.code);
+  const flag = /^(?:Unknown option|Option) '(-[^' ]+)/.exec(error.message)?.[1];
+  let message = error.message.split("\n")[0]!.replaceAll("'", '"');
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag) {
+    message = `Unknown option "${flag}": --help lists every command's options ` +
+      `(a text that starts with "-" goes after "--", as in -- "${flag}")`;
+  } else if (flag && /argument (?:missing|is ambiguous)/.test(error.message)) {
+    message = `Option "${flag}" needs a value, as in ${flag} VALUE ` +
+      `(a value that starts with "-" is written ${flag}=VALUE)`;
+  }
+  return Object.assign(new TypeError(message, { cause: error }), { code });
 }
 
 /** What readAgentArgs reads: parseArgs' `values` and `positionals` for that line. */

@@ -1,0 +1,33 @@
+/**
+ * What a new owner sees when they type something wrong: one `error:` line that says what to do,
+ * exit 2 for bad usage and 1 for a failure, never a stack trace or an OS error's bare text.
+ */
+import assert from "node:assert/strict";
+import { runMain } from "../fakes/daemon.ts";
+
+async function tempDir(): Promise<string & AsyncDisposable> {
+  const dir = await Deno.makeTempDir({ prefix: "homeagent-bad-input-" });
+  return Object.assign(dir, {
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  }) as string & AsyncDisposable;
+}
+
+/** Runs `args` and checks it failed with exit `code` and one `error:` line matching `message`. */
+async function fails(args: string[], code: number, message: RegExp): Promise<void> {
+  const result = await runMain(args);
+  assert.equal(result.code, code, `${args.join(" ")}: ${result.stderr}`);
+  assert.equal(result.stdout, "", args.join(" "));
+  assert.match(result.stderr, /^error: [^\n]+\n$/, `${args.join(" ")}: one line`);
+  assert.match(result.stderr, message, args.join(" "));
+}
+
+Deno.test("a wrong flag is one error line naming it and what to type instead", async () => {
+  await using home = await tempDir();
+  const h = ["--home", `${home}`];
+  await fails(["serve", "--bogus", ...h], 2, /Unknown option "--bogus": --help lists/);
+  await fails(["status", "-x", ...h], 2, /Unknown option "-x"/);
+  // parseArgs says this in three lines ("… is ambiguous. Did you forget …").
+  await fails(["serve", "--port", ...h], 2, /Option "--port" needs a value, as in --port VALUE/);
+  await fails(["chat", "hi", ...h, "--image"], 2, /Option "--image" needs a value/);
+  await fails(["config", "get", "--reveal=yes", "k", ...h], 2, /"--reveal" does not take/);
+});
