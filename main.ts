@@ -25,7 +25,7 @@ const [{ join }, logging, clocks, homes, guardSide] = await Promise.all([
 const { default: denoJson } = await import("./deno.json", { with: { type: "json" } });
 const { createJsonLogger, parseLogLevel, writeStderr } = logging;
 const { createDaemonClock, systemClock } = clocks;
-const { ensureHome, homePaths, resolveHome } = homes;
+const { checkHomeFolder, ensureHome, homePaths, resolveHome } = homes;
 const { cliUsage, commandName, launchKind, openLogSink, parseCommandLine, processLaunchFacts } =
   guardSide;
 const { agentCommand, isGuard, PROGRAM, refuseRunning, runGuard, sameAgent } = guardSide;
@@ -114,7 +114,7 @@ async function main(args: string[]): Promise<number> {
     console.log(usageText());
     return command === undefined && !values.help ? 2 : 0;
   }
-  const home = resolveHome(values.home, env);
+  const home = await checkHomeFolder(resolveHome(values.home, env));
   if (command === "serve" && !values.agent) return await guard(home, values);
   cli = commandName(processLaunchFacts());
   const daemon = daemonTarget(homePaths(home), { command: cli, env });

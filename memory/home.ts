@@ -38,6 +38,29 @@ export function resolveHome(flag: string | undefined, env: { HOMEAGENT_HOME?: st
   return chosen.startsWith("/") ? chosen : join(Deno.cwd(), chosen);
 }
 
+/**
+ * `root`, once it is known not to be a file: else throw HomeAgentError "home_not_folder", for
+ * every command would fail on it later with an OS error's bare text ("File exists (os error
+ * 17): mkdir …"). A home that does not exist yet is fine: serve makes it.
+ */
+export async function checkHomeFolder(root: string): Promise<string> {
+  let where = "it is a file, not a folder";
+  try {
+    if (Deno.statSync(root).isDirectory) return root;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return root;
+    if (!(error instanceof Deno.errors.NotADirectory)) throw error;
+    where = "a file is in its path";
+  }
+  // Loaded only on this failure, as in plugins/guard/running.ts: the guard stays small.
+  const { HomeAgentError }: typeof import("../core/mod.ts") = await import("../core/" + "mod.ts");
+  throw new HomeAgentError(
+    "home_not_folder",
+    `Cannot use home "${root}": ${where}; pass --home (or set HOMEAGENT_HOME) to a folder, ` +
+      "or move the file away",
+  );
+}
+
 /** The paths of the home at `root`. */
 export function homePaths(root: string): HomePaths {
   const memory = join(root, "memory");

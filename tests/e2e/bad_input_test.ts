@@ -31,3 +31,15 @@ Deno.test("a wrong flag is one error line naming it and what to type instead", a
   await fails(["chat", "hi", ...h, "--image"], 2, /Option "--image" needs a value/);
   await fails(["config", "get", "--reveal=yes", "k", ...h], 2, /"--reveal" does not take/);
 });
+
+Deno.test("a home that is a file is refused by every command with one line, not an OS error", async () => {
+  await using dir = await tempDir();
+  const file = `${dir}/home`;
+  await Deno.writeTextFile(file, "not a home\n");
+  const isFile = /Cannot use home ".*\/home": it is a file, not a folder; pass --home/;
+  for (const command of [["serve", "--port", "0"], ["status"], ["config", "list"], ["doctor"]]) {
+    await fails([...command, "--home", file], 1, isFile);
+  }
+  await fails(["memory", "stats", "--home", `${file}/sub`], 1, /a file is in its path/);
+  assert.equal(await Deno.readTextFile(file), "not a home\n");
+});
