@@ -46,8 +46,8 @@ export interface BackupReport {
 
 /**
  * Write a backup of the home at `root` to `file` (which must not exist). Throws
- * HomeAgentError `backup_exists` when it does, and the storage's error on failure (then no
- * file is left behind).
+ * HomeAgentError `backup_exists` when it does, `backup_folder_missing` when its folder does
+ * not exist, and the storage's error on failure (then no file is left behind).
  */
 export async function backupHome(
   root: string,
@@ -56,6 +56,15 @@ export async function backupHome(
 ): Promise<BackupReport> {
   if (await pathExists(file)) {
     throw new HomeAgentError("backup_exists", `Cannot back up to "${file}": it exists already`);
+  }
+  // Found out before the copy, not as "No such file or directory (os error 2): open …" after it.
+  const folder = dirname(file);
+  if (!await Deno.stat(folder).then((info) => info.isDirectory, () => false)) {
+    throw new HomeAgentError(
+      "backup_folder_missing",
+      `Cannot back up to "${file}": there is no folder "${folder}"; make it first or choose ` +
+        "another path",
+    );
   }
   await Deno.mkdir(join(root, "run"), { recursive: true, mode: 0o700 });
   const stage = await Deno.makeTempDir({ dir: join(root, "run"), prefix: "backup-" });

@@ -7,6 +7,7 @@ import {
   checkForgetName,
   type Clock,
   type ConfigRegistry,
+  HomeAgentError,
   type Logger,
   UsageError,
 } from "../../core/mod.ts";
@@ -142,7 +143,7 @@ export async function runMemoryCommand(
   if (action === "forget") report = await forgetCommand(checkForgetName(argument), io);
   else {
     const online = action === "import"
-      ? await io.importOnline(await Deno.realPath(argument))
+      ? await io.importOnline(await importPath(argument))
       : undefined;
     report = online
       ? online.value
@@ -150,6 +151,20 @@ export async function runMemoryCommand(
   }
   io.out.print(JSON.stringify(report, null, 2));
   return 0;
+}
+
+/** The absolute path of what `memory import` reads; one line when it is not there. */
+async function importPath(argument: string): Promise<string> {
+  try {
+    return await Deno.realPath(argument);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new HomeAgentError(
+      "not_found",
+      `Cannot import "${argument}": there is no such file or folder; give what ` +
+        "`memory export` wrote (its folder, or its memory.jsonl)",
+    );
+  }
 }
 
 /** `memory model install [NAME] [--from FILE|DIR] | list | remove NAME`: prints the JSON report. */

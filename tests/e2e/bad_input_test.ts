@@ -43,3 +43,25 @@ Deno.test("a home that is a file is refused by every command with one line, not 
   await fails(["memory", "stats", "--home", `${file}/sub`], 1, /a file is in its path/);
   assert.equal(await Deno.readTextFile(file), "not a home\n");
 });
+
+Deno.test("a path that is not there is named with what to give instead", async () => {
+  await using home = await tempDir();
+  const h = ["--home", `${home}`];
+  const missing = `${home}/nowhere`;
+  await fails(
+    ["plugin", "install", `${missing}.hmap`, ...h],
+    1,
+    /^error: Cannot install ".*nowhere\.hmap": there is no such file; give .*FILE\.hmap/,
+  );
+  await fails(
+    ["memory", "import", missing, ...h],
+    1,
+    /^error: Cannot import ".*nowhere": there is no such file or folder; give what `memory export`/,
+  );
+  await fails(
+    ["backup", `${missing}/home.tar.gz`, ...h],
+    1,
+    /^error: Cannot back up to ".*nowhere\/home\.tar\.gz": there is no folder ".*nowhere"/,
+  );
+  await assert.rejects(Deno.stat(missing), Deno.errors.NotFound);
+});

@@ -3,7 +3,13 @@
  * through the running daemon when there is one (changes apply at once); else directly on the
  * home's files (they apply at the next start). An install first shows what the package asks for.
  */
-import { checkPluginName, type Clock, type Logger, UsageError } from "../../../core/mod.ts";
+import {
+  checkPluginName,
+  type Clock,
+  HomeAgentError,
+  type Logger,
+  UsageError,
+} from "../../../core/mod.ts";
 import { readHmap } from "../../host/hmap.ts";
 import { type OfflineHome, pluginOffline } from "../../host/offline.ts";
 import { reviewManifest } from "../../host/review.ts";
@@ -56,7 +62,7 @@ export async function runPluginCommand(
   }
   if (action === "install" && arg!.startsWith("npm:")) return await installSkills(arg!, io);
   if (action !== "list" && action !== "install") checkPluginName(arg!);
-  const path = action === "install" ? await Deno.realPath(arg!) : undefined;
+  const path = action === "install" ? await packagePath(arg!) : undefined;
   if (path && !await confirmPackage(path, io)) {
     io.err.print("Not installed.");
     return 1;
@@ -69,6 +75,20 @@ export async function runPluginCommand(
   const result = await pluginOffline(offline, action!, path ?? arg);
   if (result !== undefined) io.out.print(JSON.stringify(result, null, 2));
   return 0;
+}
+
+/** The absolute path of the package to install; one line when it is not there. */
+async function packagePath(arg: string): Promise<string> {
+  try {
+    return await Deno.realPath(arg);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new HomeAgentError(
+      "not_found",
+      `Cannot install "${arg}": there is no such file; give a plugin package (FILE.hmap) or ` +
+        "npm:PACKAGE",
+    );
+  }
 }
 
 /**
