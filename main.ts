@@ -92,7 +92,7 @@ const { openWebHub, serveWeb, webAddress } = await daemonModule<typeof import(".
   "web",
 );
 
-const usageText = () => cliUsage(cli, MODEL_USAGE);
+const usageText = () => cliUsage(commandName(processLaunchFacts()), MODEL_USAGE); // as the owner runs it
 
 const env = Deno.env.toObject();
 /** How the owner runs this command line, for every hint that names a command (set by main). */

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { runMain } from "../fakes/daemon.ts";
 
 const CLI_MD = new URL("../../docs/cli.md", import.meta.url);
@@ -36,4 +38,21 @@ Deno.test("docs/cli.md has one command table naming every command of --help", as
   assert.deepEqual(missing, [], "commands of --help without a row in docs/cli.md");
   const tables = (await Deno.readTextFile(CLI_MD)).match(/^\| command\s+\| does\s+\|$/gm) ?? [];
   assert.equal(tables.length, 1, "one command table");
+});
+
+// --help said "Usage: homeagent …" where no homeagent is installed, while every other message
+// named the form that works (docs/cli.md: "Every message that names a command uses the form …").
+Deno.test("--help names the command as this process was run, like every other message", async () => {
+  const outside = await Deno.makeTempDir({ prefix: "homeagent-help-" });
+  try {
+    const env = { PATH: `${dirname(Deno.execPath())}:/usr/bin:/bin` };
+    const main = fileURLToPath(new URL("../../main.ts", import.meta.url));
+    for (const args of [["--help"], []]) {
+      const help = await runMain(args, { cwd: outside, env });
+      assert.equal(help.code, args.length === 0 ? 2 : 0, help.stderr);
+      assert.ok(help.stdout.startsWith(`Usage: deno run -A ${main} <command>`), help.stdout);
+    }
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
 });
