@@ -65,3 +65,13 @@ Deno.test("a path that is not there is named with what to give instead", async (
   );
   await assert.rejects(Deno.stat(missing), Deno.errors.NotFound);
 });
+
+Deno.test("plugin install of a folder says to pack it as a .hmap", async () => {
+  await using home = await tempDir();
+  const folder = new URL("../fixtures/plugins/outbox", import.meta.url).pathname;
+  await fails(
+    ["plugin", "install", folder, "--yes", "--home", `${home}`],
+    1,
+    /^error: Cannot install ".*outbox": it is a folder, not a package; zip it first/,
+  );
+});

@@ -77,10 +77,11 @@ export async function runPluginCommand(
   return 0;
 }
 
-/** The absolute path of the package to install; one line when it is not there. */
+/** The absolute path of the package to install; one line when it is not there or a folder. */
 async function packagePath(arg: string): Promise<string> {
+  let path: string;
   try {
-    return await Deno.realPath(arg);
+    path = await Deno.realPath(arg);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
     throw new HomeAgentError(
@@ -89,6 +90,14 @@ async function packagePath(arg: string): Promise<string> {
         "npm:PACKAGE",
     );
   }
+  if ((await Deno.stat(path)).isDirectory) {
+    throw new HomeAgentError(
+      "not_a_package",
+      `Cannot install "${arg}": it is a folder, not a package; zip it first ` +
+        "(cd FOLDER && zip -r ../NAME.hmap .) and install the .hmap (docs/PLUGIN_GUIDE.md)",
+    );
+  }
+  return path;
 }
 
 /**
