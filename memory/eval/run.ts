@@ -1,7 +1,7 @@
 /** Running the memory evaluation over JSONL files and scoring it (DESIGN.md §8). */
 import { join } from "node:path";
 import type { z } from "zod";
-import type { Clock, Embedder, Logger } from "../../core/mod.ts";
+import { type Clock, type Embedder, HomeAgentError, type Logger } from "../../core/mod.ts";
 import {
   createEvalMemory,
   EvalQuestion,
@@ -54,9 +54,12 @@ export interface MemoryEvalResult {
   "ingest_turns_per_s": number;
 }
 
-/** Read and validate a JSONL file; a bad line is reported with its number. */
+/** Read and validate a JSONL file; a bad line is reported with its number, a missing file by name. */
 export async function readJsonl<T>(path: string, schema: z.ZodType<T>): Promise<T[]> {
-  const text = await Deno.readTextFile(path);
+  const text = await Deno.readTextFile(path).catch((error) => {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new HomeAgentError("not_found", `Cannot read "${path}": there is no such file`);
+  });
   const rows: T[] = [];
   for (const [i, line] of text.split("\n").entries()) {
     if (line.trim() === "") continue;

@@ -75,3 +75,13 @@ Deno.test("plugin install of a folder says to pack it as a .hmap", async () => {
     /^error: Cannot install ".*outbox": it is a folder, not a package; zip it first/,
   );
 });
+
+Deno.test("eval memory names the corpus or questions file that is not there", async () => {
+  await using home = await tempDir();
+  const missing = `${home}/turns.jsonl`;
+  await fails(
+    ["eval", "memory", "--corpus", missing, "--questions", missing, "--home", `${home}`],
+    1,
+    /^error: Cannot read ".*turns\.jsonl": there is no such file\n$/,
+  );
+});
