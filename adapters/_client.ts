@@ -16,6 +16,8 @@ export interface NativeClientOptions {
   requestTimeoutMs?: number;
   /** Longest silence between body chunks; default 60000 ms. */
   idleTimeoutMs?: number;
+  /** Most bytes of one answer; default MAX_ANSWER_BYTES (64 MiB). */
+  maxBodyBytes?: number;
 }
 
 /** The HTTP target of `source` at `path`, with Bearer auth when it has an API key. */
@@ -32,6 +34,7 @@ export function clientTarget(
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
   };
 }
 

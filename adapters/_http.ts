@@ -10,6 +10,7 @@ import {
   type ProviderFailureKind,
   type StreamEvent,
 } from "../core/mod.ts";
+import { BodyReader } from "./_body_reader.ts";
 
 /** Where and how one source is called. */
 export interface HttpTarget {
@@ -20,6 +21,8 @@ export interface HttpTarget {
   fetch: typeof fetch;
   requestTimeoutMs: number;
   idleTimeoutMs: number;
+  /** Most bytes one answer may send; more fails the call (default MAX_ANSWER_BYTES). */
+  maxBodyBytes?: number;
 }
 
 /** A request body that is already JSON text (a Lua adapter's output): sent as is. */
@@ -29,6 +32,16 @@ export class JsonText {
 
 /** Default wait for response headers, and for the next body chunk. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * Most bytes of one answer. The source is outside code: a server that never ends its stream
+ * (chunks inside the idle timeout) would otherwise grow the answer, and the daemon, for ever.
+ * 64 MiB is about 250,000 streamed tokens at OpenAI's ~250 bytes of SSE per token.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** Most bytes of an error body kept: its message is cut to 300 characters anyway. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /** Provider messages that mean "the prompt does not fit the model's window". */
 export const OVERFLOW =
@@ -154,7 +167,7 @@ export class HttpExchange {
     if (response.ok) return exchange;
     let text = "";
     try {
-      text = await exchange.text();
+      text = await exchange.text(MAX_ERROR_BODY_BYTES);
     } catch (error) {
       if (error instanceof ProviderError && error.kind === "cancelled") throw error;
     }
@@ -167,6 +180,8 @@ export class HttpExchange {
     if (!body) return this.close();
     const reader = new BodyReader(body);
     const decoder = new TextDecoder();
+    const limit = this.#target.maxBodyBytes ?? MAX_ANSWER_BYTES;
+    let bytes = 0;
     let finished = false;
     try {
       for (;;) {
@@ -176,6 +191,13 @@ export class HttpExchange {
           const tail = decoder.decode();
           if (tail) yield tail;
           return;
+        }
+        bytes += value.length;
+        if (bytes > limit) {
+          throw this.failures.make(
+            "malformed",
+            `sent more than ${limit} bytes in one answer, so it was cut off there (a server that does not end its stream)`,
+          );
         }
         const text = decoder.decode(value, { stream: true });
         if (text) yield text;
@@ -187,10 +209,13 @@ export class HttpExchange {
     }
   }
 
-  /** The whole body as text. */
-  async text(): Promise<string> {
+  /** The whole body as text; with `keep`, only its first `keep` characters (the rest unread). */
+  async text(keep = Infinity): Promise<string> {
     let text = "";
-    for await (const chunk of this.chunks()) text += chunk;
+    for await (const chunk of this.chunks()) {
+      text += chunk;
+      if (text.length >= keep) return text.slice(0, keep);
+    }
     return text;
   }
 
@@ -228,45 +253,6 @@ export class HttpExchange {
     } finally {
       timer.cancel();
     }
-  }
-}
-
-/** Size of the one buffer a body is read into. */
-const READ_BUFFER_BYTES = 65_536;
-
-/**
- * Reads a body into one reused buffer where the stream allows it (fetch bodies are byte
- * streams), else with a default reader. A default reader gets a fresh 64 KiB chunk for every
- * network read, so a stream that arrives in small reads spent most of its time collecting
- * garbage. A chunk read here is valid until the next read: decode it first.
- */
-class BodyReader {
-  #byob?: ReadableStreamBYOBReader;
-  #plain?: ReadableStreamDefaultReader<Uint8Array>;
-  #buffer = new ArrayBuffer(0);
-
-  constructor(body: ReadableStream<Uint8Array>) {
-    try {
-      this.#byob = body.getReader({ mode: "byob" });
-      this.#buffer = new ArrayBuffer(READ_BUFFER_BYTES);
-    } catch {
-      this.#plain = body.getReader(); // not a byte stream (a Response built from a string)
-    }
-  }
-
-  async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
-    if (!this.#byob) return await this.#plain!.read();
-    const result = await this.#byob.read(new Uint8Array(this.#buffer));
-    if (result.value) this.#buffer = result.value.buffer as ArrayBuffer;
-    return result as ReadableStreamReadResult<Uint8Array>;
-  }
-
-  cancel(): Promise<void> {
-    return (this.#byob ?? this.#plain!).cancel();
-  }
-
-  releaseLock(): void {
-    (this.#byob ?? this.#plain!).releaseLock();
   }
 }
 

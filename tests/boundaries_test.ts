@@ -173,6 +173,7 @@ const VOCABULARY: Record<string, string[]> = {
     "builtin/files/sandbox.ts",
   ],
   adapters: [
+    "_body_reader.ts",
     "_client.ts",
     "_http.ts",
     "_openai_wire.ts",
