@@ -131,7 +131,7 @@ export class McpServerConnection {
   /** Every resource the server lists (all pages, at most 1000). */
   resources(signal?: AbortSignal): Promise<Resource[]> {
     const client = this.#ready();
-    return paged(async (cursor) => {
+    return paged("resources", async (cursor) => {
       const page = await client.listResources(cursor ? { cursor } : undefined, { signal });
       return { items: page.resources, next: page.nextCursor };
     });
@@ -140,7 +140,7 @@ export class McpServerConnection {
   /** Every prompt the server lists (all pages, at most 1000). */
   prompts(signal?: AbortSignal): Promise<Prompt[]> {
     const client = this.#ready();
-    return paged(async (cursor) => {
+    return paged("prompts", async (cursor) => {
       const page = await client.listPrompts(cursor ? { cursor } : undefined, { signal });
       return { items: page.prompts, next: page.nextCursor };
     });
@@ -227,7 +227,7 @@ export class McpServerConnection {
     const client = this.#client!;
     const config = this.#o.config();
     const tools: Tool[] = client.getServerCapabilities()?.tools
-      ? await paged(async (cursor) => {
+      ? await paged("tools", async (cursor) => {
         const page = await client.listTools(cursor ? { cursor } : undefined);
         return { items: page.tools, next: page.nextCursor };
       })
@@ -313,18 +313,27 @@ export class McpServerConnection {
 
 /** Every item of a paginated list, following cursors up to `max` items. */
 async function paged<T>(
+  what: string,
   page: (cursor?: string) => Promise<{ items: T[]; next?: string }>,
   max = 1000,
 ): Promise<T[]> {
   const all: T[] = [];
   let cursor: string | undefined;
-  do {
+  // Pages are counted as well as items: a server may answer empty pages with a fresh cursor
+  // for ever, which kept the listing (and the plugin's start) going without end.
+  for (let pages = 0; pages < MAX_PAGES; pages++) {
     const { items, next } = await page(cursor);
     all.push(...items);
     cursor = next;
-  } while (cursor && all.length < max);
-  return all.slice(0, max);
+    if (!cursor || all.length >= max) return all.slice(0, max);
+  }
+  throw new Error(
+    `The server sent more than ${MAX_PAGES} pages of ${what} without an end (a broken or hostile server); fix or remove it`,
+  );
 }
+
+/** Most pages of one listing. */
+const MAX_PAGES = 100;
 
 /** A Streamable HTTP POST refused with a 4xx: the spec's cue to try the legacy SSE transport. */
 function isHttpRefusal(error: unknown): boolean {
