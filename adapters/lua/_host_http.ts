@@ -33,10 +33,10 @@ export function hostHttp(source: SourceConfig, fetcher?: typeof fetch): LuaHttpH
         ...(method === "post" ? { body } : {}),
         signal: controller.signal,
       });
-      const text = await response.text();
+      const text = await firstBytes(response, MAX_BODY);
       return JSON.stringify({
         status: response.status,
-        body: text.slice(0, MAX_BODY),
+        body: text,
         headers: Object.fromEntries(response.headers),
       });
     } catch (error) {
@@ -50,6 +50,28 @@ export function hostHttp(source: SourceConfig, fetcher?: typeof fetch): LuaHttpH
       clearTimeout(timer);
     }
   };
+}
+
+/**
+ * The body's first `max` bytes as text; the rest is never read. Reading it all and cutting it
+ * afterwards let a source that sends without end grow the daemon until the call's timeout.
+ */
+async function firstBytes(response: Response, max: number): Promise<string> {
+  if (!response.body) return "";
+  const parts: Uint8Array[] = [];
+  let bytes = 0;
+  for await (const chunk of response.body) {
+    parts.push(chunk.subarray(0, max - bytes));
+    bytes += chunk.length;
+    if (bytes >= max) break; // leaving the loop cancels the body
+  }
+  const all = new Uint8Array(Math.min(bytes, max));
+  let at = 0;
+  for (const part of parts) {
+    all.set(part, at);
+    at += part.length;
+  }
+  return new TextDecoder().decode(all);
 }
 
 function hostOf(url: string): string {
