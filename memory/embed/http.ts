@@ -30,6 +30,12 @@ export interface HttpEmbedderOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * Most bytes of one answer: a batch of 64 texts at 3,072 dimensions is about 4 MB of JSON. The
+ * endpoint is outside code; one that sends without end would otherwise grow the daemon.
+ */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
 interface EmbeddingsResponse {
   data?: { index?: number; embedding?: unknown }[];
 }
@@ -95,9 +101,10 @@ async function request(
       body: JSON.stringify({ model: options.model, input: texts, encoding_format: "float" }),
       signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
     });
-    body = await response.text();
+    body = await boundedText(response, MAX_ANSWER_BYTES);
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
+    if (error instanceof RangeError) throw fail(error.message);
     throw fail(timeout.signal.aborted ? "timed out" : errorMessage(error), error);
   } finally {
     clearTimeout(timer);
@@ -124,4 +131,18 @@ async function request(
     out[index] = l2Normalize(Float32Array.from(values as number[]));
   });
   return out;
+}
+
+/** The body as text; RangeError past `max` bytes (leaving the loop cancels the rest). */
+async function boundedText(response: Response, max: number): Promise<string> {
+  if (!response.body) return "";
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  for await (const chunk of response.body) {
+    bytes += chunk.length;
+    if (bytes > max) throw new RangeError(`the answer is larger than ${max} bytes`);
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
 }
