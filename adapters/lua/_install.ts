@@ -1,6 +1,7 @@
 /** Copying the bundled adapter scripts to `<home>/adapters/` without overwriting user edits. */
 import { join } from "node:path";
-import type { Logger } from "../../core/mod.ts";
+import { z } from "zod";
+import { errorMessage, type Logger } from "../../core/mod.ts";
 
 /** Records the hash of each copy we wrote, to tell an untouched copy from a user's edit. */
 const MANIFEST = ".bundled.json";
@@ -18,12 +19,7 @@ export async function installBundledAdapters(
 ): Promise<string[]> {
   await Deno.mkdir(dir, { recursive: true });
   const manifestPath = join(dir, MANIFEST);
-  let manifest: Record<string, string> = {};
-  try {
-    manifest = JSON.parse(await Deno.readTextFile(manifestPath)) as Record<string, string>;
-  } catch {
-    manifest = {};
-  }
+  const manifest = await readManifest(manifestPath, logger);
   const written: string[] = [];
   for (const [name, text] of bundled) {
     const path = join(dir, `${name}.lua`);
@@ -46,6 +42,33 @@ export async function installBundledAdapters(
   await writeWhole(manifestPath, JSON.stringify(manifest, null, 2) + "\n");
   if (written.length > 0) logger.info("Installed bundled Lua adapters", { dir, written });
   return written;
+}
+
+/** Built on first use, as every boundary schema (tests/lazy_schemas_test.ts). */
+const Manifest = z.lazy(() => z.record(z.string(), z.string()));
+
+/**
+ * The hashes of the copies we wrote. A missing or unreadable record is an empty one, which
+ * keeps every copy there as the user's (never overwritten); one that is not an object of
+ * hashes (`null`, a list) made every start fail with "Cannot set properties of null".
+ */
+async function readManifest(path: string, logger: Logger): Promise<Record<string, string>> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return {};
+    throw error;
+  }
+  try {
+    return Manifest.parse(JSON.parse(text));
+  } catch (error) {
+    logger.warn("Unreadable record of the bundled Lua adapters; keeping every copy as edited", {
+      path,
+      error: errorMessage(error),
+    });
+    return {};
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   systemClock,
 } from "../../../adapters/mod.ts";
 import { silentLogger } from "../../../core/ports.ts";
+import { MemoryLogger } from "../../fakes/logger.ts";
 import type { ChatRequest } from "../../../core/llm/provider.ts";
 import { ProviderManager } from "../../../core/llm/manager.ts";
 import { reply, startFakeOpenAI } from "../../fixtures/fake_llm.ts";
@@ -178,5 +179,29 @@ end`,
     assert.equal(server.requests[1]!.headers["x-loud"], "1");
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("installBundledAdapters reads a broken .bundled.json as empty, warns, and keeps every copy", async () => {
+  // `null` in the record made every start fail with "Cannot set properties of null".
+  for (const record of ["null", '"x"', "[1", '{"openai": 5}']) {
+    const dir = await Deno.makeTempDir();
+    try {
+      await Deno.writeTextFile(join(dir, ".bundled.json"), record);
+      await Deno.writeTextFile(join(dir, "openai.lua"), "-- my own");
+      const logger = new MemoryLogger();
+      const written = await installBundledAdapters(dir, bundledAdapters, logger);
+      assert.equal(written.length, 7, record);
+      assert.equal(await Deno.readTextFile(join(dir, "openai.lua")), "-- my own");
+      assert.equal(
+        logger.find("Unreadable record of the bundled Lua adapters; keeping every copy as edited")
+          .length,
+        1,
+      );
+      const kept = JSON.parse(await Deno.readTextFile(join(dir, ".bundled.json")));
+      assert.equal(kept.openai, undefined, "the user's copy is not recorded as ours");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
   }
 });
