@@ -17,6 +17,7 @@ import {
 import { CrashPolicy } from "../../host/mod.ts";
 import type { McpServerConfig } from "./config.ts";
 import { DenoStdioTransport } from "./stdio_transport.ts";
+import { boundedFetch } from "./_bounded_fetch.ts";
 import { type McpSdk, mcpSdk } from "./_sdk.ts";
 import { mcpToolDef, toolName } from "./tools.ts";
 
@@ -61,6 +62,8 @@ export class McpServerConnection {
   #transport?: Transport;
   #state: McpServerState = "stopped";
   #error?: string;
+  /** Why an HTTP transport was cut off (a line past MAX_LINE_BYTES), for the error shown. */
+  #overflow?: Error;
   #tools = new Map<string, string>(); // registered name → the server's tool name
   #policy: CrashPolicy;
   #retry?: TimerHandle;
@@ -157,6 +160,7 @@ export class McpServerConnection {
   }
 
   async #connect(generation: number): Promise<void> {
+    this.#overflow = undefined;
     const config = this.#o.config();
     const timeout = this.#o.connectTimeoutMs ?? 30_000;
     const attempts = config.sseFallback ? ["http", "sse"] : [config.transport];
@@ -173,7 +177,8 @@ export class McpServerConnection {
         this.#transportKind = kind;
         await client.connect(transport, { timeout });
         break;
-      } catch (error) {
+      } catch (caught) {
+        const error = this.#overflow ?? caught;
         lastError = error;
         await client.close().catch(() => {});
         this.#client = undefined;
@@ -206,10 +211,18 @@ export class McpServerConnection {
   #makeTransport(config: McpServerConfig, kind: string, sdk: McpSdk): Transport {
     const headers = config.headers;
     const requestInit = { headers };
+    // Past the bound the SDK would only log the stream's error and wait out the request's
+    // timeout: close the connection at once, and say why.
+    const fetch = boundedFetch(this.name, MAX_LINE_BYTES, (error) => {
+      this.#overflow = error;
+      void this.#transport?.close();
+    });
     if (kind === "http") {
-      return new sdk.StreamableHTTPClientTransport(new URL(config.url!), { requestInit });
+      return new sdk.StreamableHTTPClientTransport(new URL(config.url!), { requestInit, fetch });
     }
-    if (kind === "sse") return new sdk.SSEClientTransport(new URL(config.url!), { requestInit });
+    if (kind === "sse") {
+      return new sdk.SSEClientTransport(new URL(config.url!), { requestInit, fetch });
+    }
     const trace = this.#o.trace;
     return new DenoStdioTransport({
       command: config.command!,
@@ -272,7 +285,9 @@ export class McpServerConnection {
     this.#detachTools();
     this.#client = undefined;
     this.#transport = undefined;
-    this.#failed("The connection closed (the server exited or went away)");
+    this.#failed(
+      this.#overflow?.message ?? "The connection closed (the server exited or went away)",
+    );
   }
 
   #failed(reason: string): void {
@@ -331,6 +346,9 @@ async function paged<T>(
     `The server sent more than ${MAX_PAGES} pages of ${what} without an end (a broken or hostile server); fix or remove it`,
   );
 }
+
+/** Longest line from an HTTP server, as from a stdio one (DenoStdioTransport's default). */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /** Most pages of one listing. */
 const MAX_PAGES = 100;
