@@ -7,29 +7,22 @@ import assert from "node:assert/strict";
 import { OllamaProvider, OpenAIProvider } from "../../adapters/mod.ts";
 import type { ChatRequest } from "../../core/llm/provider.ts";
 import { collect, isProviderError, lastOf, sourceAt } from "./_support.ts";
+import { serveEndlessAnswer } from "../fixtures/endless_answer.ts";
 
 const hello: ChatRequest = { messages: [{ role: "user", content: "Hi" }] };
-const encoder = new TextEncoder();
 
 /** A server answering `status` with `piece` repeated `times` times, counting what was pulled. */
 function endlessServer(status: number, contentType: string, piece: string, times: number) {
-  const bytes = encoder.encode(piece);
-  const served = { pulled: 0 };
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
-    let sent = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent++ >= times) return controller.close();
-        served.pulled += bytes.length;
-        controller.enqueue(bytes);
-      },
-    }, { highWaterMark: 0 });
-    return new Response(body, { status, headers: { "content-type": contentType } });
+  const server = serveEndlessAnswer({
+    piece,
+    times,
+    status,
+    headers: { "content-type": contentType },
   });
   return {
-    served,
-    url: `http://127.0.0.1:${server.addr.port}/v1`,
-    [Symbol.asyncDispose]: () => server.shutdown(),
+    served: server,
+    url: `${server.origin}/v1`,
+    [Symbol.asyncDispose]: () => server[Symbol.asyncDispose](),
   };
 }
 

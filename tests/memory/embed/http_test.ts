@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { EmbeddingError, silentLogger } from "../../../core/mod.ts";
 import { createHttpEmbedder } from "../../../memory/mod.ts";
 import { type LoopbackRequest, startLoopbackServer } from "../../fixtures/fake_http.ts";
+import { serveEndlessAnswer } from "../../fixtures/endless_answer.ts";
 import { best } from "./_vectors.ts";
 
 /** A fake `/v1/embeddings` server: fruit texts point one way, weather another. */
@@ -143,35 +144,20 @@ Deno.test("HTTP embedder stops at the caller's signal and at its own timeout", a
 Deno.test("HTTP embedder stops reading an answer past 64 MiB and says so", async () => {
   // 128 MiB offered in 1 MiB pieces, pulled on demand: the old embedder read all of it into one
   // string before finding it was not JSON.
-  const piece = new Uint8Array(1024 * 1024).fill(0x20);
-  let pulled = 0;
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
-    let sent = 0;
-    return new Response(
-      new ReadableStream<Uint8Array>({
-        pull(controller) {
-          if (sent++ >= 128) return controller.close();
-          pulled += piece.length;
-          controller.enqueue(piece);
-        },
-      }, { highWaterMark: 0 }),
-      { headers: { "content-type": "application/json" } },
-    );
+  await using server = serveEndlessAnswer({
+    piece: new Uint8Array(1024 * 1024).fill(0x20),
+    times: 128,
+    headers: { "content-type": "application/json" },
   });
-  try {
-    const embedder = await createHttpEmbedder({
-      baseUrl: `http://127.0.0.1:${server.addr.port}/v1`,
-      model: "m",
-      dim: 3,
-      logger: silentLogger,
-    });
-    await assert.rejects(
-      embedder.embed(["x"]),
-      (error) =>
-        error instanceof EmbeddingError && /larger than 67108864 bytes/.test(error.message),
-    );
-    assert.ok(pulled < 96 * 1024 * 1024, `pulled ${pulled} bytes`);
-  } finally {
-    await server.shutdown();
-  }
+  const embedder = await createHttpEmbedder({
+    baseUrl: `${server.origin}/v1`,
+    model: "m",
+    dim: 3,
+    logger: silentLogger,
+  });
+  await assert.rejects(
+    embedder.embed(["x"]),
+    (error) => error instanceof EmbeddingError && /larger than 67108864 bytes/.test(error.message),
+  );
+  assert.ok(server.pulled < 96 * 1024 * 1024, `pulled ${server.pulled} bytes`);
 });

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import type { StageContext } from "../../../core/mod.ts";
 import { parseSkill } from "../../../plugins/mod.ts";
 import { copyFixture, createHarness } from "./_support.ts";
+import { serveEndlessAnswer } from "../../fixtures/endless_answer.ts";
 
 Deno.test("A Lua plugin registers tools and a stage, reads settings and JSON", async () => {
   await using h = await createHarness(["luademo"]);
@@ -119,24 +120,10 @@ Deno.test("SKILL plugins: front matter and sections parsed, a compact index in p
 Deno.test("Lua sdk.http stops reading an answer past 16 MiB and says so", async () => {
   // 64 MiB offered in 64 KiB pieces, pulled on demand: the old host read all of it into one
   // string (and handed it to the VM), whatever the plugin's memory limit.
-  const piece = new Uint8Array(65536).fill(0x61);
-  let pulled = 0;
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
-    let sent = 0;
-    return new Response(
-      new ReadableStream<Uint8Array>({
-        pull(controller) {
-          if (sent++ >= 1024) return controller.close();
-          pulled += piece.length;
-          controller.enqueue(piece);
-        },
-      }, { highWaterMark: 0 }),
-    );
-  });
+  await using server = serveEndlessAnswer({ piece: new Uint8Array(65536).fill(0x61), times: 1024 });
   await using h = await createHarness(["luademo"]);
-  const result = await h.call("lua_fetch", { url: `http://127.0.0.1:${server.addr.port}/big` });
-  await server.shutdown();
+  const result = await h.call("lua_fetch", { url: `${server.origin}/big` });
   assert.match(result.content, /^refused: .*larger than 16777216 bytes, the most sdk\.http takes/);
-  assert.ok(pulled < 32 * 1024 * 1024, `pulled ${pulled} bytes`);
+  assert.ok(server.pulled < 32 * 1024 * 1024, `pulled ${server.pulled} bytes`);
   assert.deepEqual(await h.call("lua_greet", { who: "x" }), { content: "hello, x" });
 });

@@ -1,6 +1,7 @@
 /** A hostile MCP server's endless pages: the client's listing is bounded in pages, not items only. */
 import assert from "node:assert/strict";
 import { startMcp } from "./_support.ts";
+import { serveEndlessAnswer } from "../../../fixtures/endless_answer.ts";
 
 const endless = {
   command: Deno.execPath(),
@@ -29,32 +30,19 @@ Deno.test("a server whose tools/list never ends is refused after 100 pages, with
 Deno.test("an HTTP server's endless SSE line ends the connection at 16 MiB", async () => {
   // initialize answered with one SSE `data:` line that never ends (64 MiB offered, pulled on
   // demand): the SDK's parser held the partial line whole, so the old client read all of it.
-  const piece = new Uint8Array(1024 * 1024).fill(0x78);
-  let pulled = 0;
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-    if (request.method !== "POST") return new Response(null, { status: 405 });
-    let sent = 0;
-    return new Response(
-      new ReadableStream<Uint8Array>({
-        pull(controller) {
-          if (sent === 0) controller.enqueue(new TextEncoder().encode("data: "));
-          if (sent++ >= 64) return controller.close();
-          pulled += piece.length;
-          controller.enqueue(piece);
-        },
-      }, { highWaterMark: 0 }),
-      { headers: { "content-type": "text/event-stream" } },
-    );
+  await using server = serveEndlessAnswer({
+    piece: new Uint8Array(1024 * 1024).fill(0x78),
+    times: 64,
+    prefix: "data: ",
+    headers: { "content-type": "text/event-stream" },
+    before: (request) =>
+      request.method === "POST" ? undefined : new Response(null, { status: 405 }),
   });
-  try {
-    await using h = await startMcp({
-      long: { url: `http://127.0.0.1:${server.addr.port}/mcp`, transport: "http" },
-    });
-    assert.ok(pulled < 40 * 1024 * 1024, `pulled ${pulled} bytes`);
-    const info = h.plugin.servers()[0]!;
-    assert.notEqual(info.state, "ready");
-    assert.match(info.error ?? "", /longer than 16777216 bytes/);
-  } finally {
-    await server.shutdown();
-  }
+  await using h = await startMcp({
+    long: { url: `${server.origin}/mcp`, transport: "http" },
+  });
+  assert.ok(server.pulled < 40 * 1024 * 1024, `pulled ${server.pulled} bytes`);
+  const info = h.plugin.servers()[0]!;
+  assert.notEqual(info.state, "ready");
+  assert.match(info.error ?? "", /longer than 16777216 bytes/);
 });
