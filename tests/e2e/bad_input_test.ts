@@ -85,3 +85,12 @@ Deno.test("eval memory names the corpus or questions file that is not there", as
     /^error: Cannot read ".*turns\.jsonl": there is no such file\n$/,
   );
 });
+
+Deno.test("plugin's usage line names npm: installs, as --help does", async () => {
+  await using home = await tempDir();
+  await fails(
+    ["plugin", "install", "--home", `${home}`],
+    2,
+    /^error: Usage: .* plugin list \| install FILE\.hmap\|npm:PACKAGE \[--yes\] \| /,
+  );
+});

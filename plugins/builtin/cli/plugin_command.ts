@@ -56,7 +56,7 @@ export async function runPluginCommand(
   const [action, arg] = args;
   if (!PLUGIN_ACTIONS.includes(action as PluginAction) || (action !== "list" && !arg)) {
     throw new UsageError(
-      `Usage: ${io.daemon.command} plugin list | install FILE.hmap [--yes] | ` +
+      `Usage: ${io.daemon.command} plugin list | install FILE.hmap|npm:PACKAGE [--yes] | ` +
         `uninstall|reload|enable|disable NAME`,
     );
   }
