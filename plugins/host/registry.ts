@@ -9,6 +9,7 @@ import {
   type Agent,
   checkPluginName,
   type Clock,
+  errorMessage,
   type Logger,
   type Plugin,
   PluginError,
@@ -149,7 +150,15 @@ export class PluginRegistry {
     if (!this.#enabled(name) || failback) {
       entry.state = "disabled";
       if (failback) entry.error = FAILBACK_ERROR;
-      await this.#loadDir(entry, dir).catch(() => {}); // kind and version for `list`
+      // Kind and version for `list`; a folder that does not load says why there, and in the
+      // log, before anyone enables it.
+      await this.#loadDir(entry, dir).catch((error) => {
+        entry.error ??= `Its folder does not load: ${errorMessage(error)}`;
+        this.#options.logger.warn("A disabled plugin's folder does not load", {
+          plugin: name,
+          error: errorMessage(error),
+        });
+      });
       return entry.info();
     }
     await entry.start();

@@ -1,5 +1,6 @@
-/** A fail-back boot leaves the enabled installed plugins out, and says which (registry.leftOut). */
+/** Plugins left out of a start: fail-back boot (registry.leftOut), a disabled folder that breaks. */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { FAILBACK_ERROR } from "../../../plugins/host/mod.ts";
 import { createHarness } from "./_support.ts";
 
@@ -15,4 +16,20 @@ Deno.test("PluginRegistry in a normal boot leaves nothing out", async () => {
   await using h = await createHarness(["luademo"]);
   assert.equal(h.registry.info("luademo").state, "running");
   assert.deepEqual(h.registry.leftOut(), []);
+});
+
+Deno.test("A disabled plugin whose folder does not load says why, and starts once mended", async () => {
+  await using h = await createHarness(["luademo"], { load: false });
+  h.kernel.config.registry.set("core.plugins.luademo.enabled", false);
+  const manifest = join(h.pluginsDir, "luademo", "plugin.json");
+  const good = await Deno.readTextFile(manifest);
+  await Deno.writeTextFile(manifest, "{ not json");
+  await h.registry.load();
+  const info = h.registry.info("luademo");
+  assert.equal(info.state, "disabled");
+  assert.match(info.error ?? "", /^Its folder does not load: .*plugin\.json/);
+  await Deno.writeTextFile(manifest, good);
+  const enabled = await h.registry.enable("luademo");
+  assert.equal(enabled.state, "running");
+  assert.equal(enabled.error, undefined);
 });
