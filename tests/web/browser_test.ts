@@ -29,16 +29,21 @@ browserTest(
     await page.locator("#tab-chat.on").waitFor();
     await page.locator("body[data-sse=open]").waitFor();
 
-    // A streamed reply from the fake LLM, rendered as Markdown.
-    served.llm.enqueue(
-      reply.slowText("Hello **world**, this reply was *streamed* from the fake LLM.", {
+    // A streamed reply from the fake LLM, rendered as Markdown. The model answers only once the
+    // page has shown the turn under way: on a loaded machine a short reply could end before the
+    // page was looked at, and the live bubble is gone once the reply is done.
+    const shown = Promise.withResolvers<void>();
+    served.llm.enqueue(async () => {
+      await shown.promise;
+      return reply.slowText("Hello **world**, this reply was *streamed* from the fake LLM.", {
         chunkDelayMs: 15,
         reasoning: "The owner greets me.",
-      }),
-    );
+      });
+    });
     await page.locator("#text").fill("Say hello");
     await page.locator("#send").click();
     await page.locator(".msg.agent.live .phase").waitFor();
+    shown.resolve();
     const done = page.locator(".msg.agent.done").last();
     await done.locator("strong", { hasText: "world" }).waitFor();
     assert.match(await done.locator(".text").innerText(), /streamed from the fake LLM/);
