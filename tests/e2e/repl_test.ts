@@ -70,6 +70,29 @@ Deno.test("REPL on piped stdin: /stop stops, EOF waits for the reply and ends wi
   assert.equal(new TextDecoder().decode(out.stderr), "");
 });
 
+Deno.test("REPL on piped stdin: an unknown /command is told, not sent; //… sends a line with its /", async () => {
+  await using server = startFakeOpenAI({
+    fallback: (request) => reply.text(`You said: ${request.body.messages.at(-1)!.content}`),
+  });
+  await using home = await tempHome();
+  await using _daemon = await startServe(`${home}`, {
+    HOMEAGENT_LLM_BASE_URL: server.url,
+    HOMEAGENT_LLM_MODEL: "fake-model",
+  });
+  const child = spawnRepl(`${home}`);
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode("/stpo\n//usr is a folder\n"));
+  await writer.close();
+  const out = await child.output();
+  assert.equal(out.code, 0);
+  assert.equal(new TextDecoder().decode(out.stdout), "You said: /usr is a folder\n");
+  assert.equal(
+    new TextDecoder().decode(out.stderr),
+    "Unknown command /stpo; /help lists them (//… sends it as a message)\n",
+  );
+  assert.equal(server.requests.length, 1, "the typo never reached the model");
+});
+
 Deno.test("REPL ends with one error line when the daemon goes away under it", async () => {
   await using home = await tempHome();
   const daemon = await startServe(`${home}`);

@@ -37,7 +37,10 @@ export function processIo(): ReplIo {
 }
 
 const HELP = "Type a message and press Enter. /stop (or Ctrl-C) stops the current reply; " +
-  "/yes or /no answers a question; /exit or Ctrl-D leaves.";
+  "/yes or /no answers a question; //… sends a line that starts with /; /exit or Ctrl-D leaves.";
+
+/** A line that looks like a command (`/stpo`): a typo is told, not sent to the model. */
+const COMMAND_LIKE = /^\/[a-z][a-z-]*$/i;
 
 /** Run the REPL until stdin ends or the person leaves; returns the exit code. */
 export async function runRepl(client: CliClient, io: ReplIo): Promise<number> {
@@ -93,9 +96,14 @@ class Session {
       const id = this.#questions[0];
       if (id === undefined) this.#screen.line("No question is waiting.", true);
       else await this.#client.send({ type: "answer", id, approve: /^\/?y(es)?$/i.test(line) });
+    } else if (COMMAND_LIKE.test(line)) {
+      this.#screen.line(
+        `Unknown command ${line}; /help lists them (//… sends it as a message)`,
+        true,
+      );
     } else if (line !== "") {
       if (this.#busy++ === 0) this.#idle = Promise.withResolvers<void>();
-      await this.#client.send({ type: "chat", text: line });
+      await this.#client.send({ type: "chat", text: line.startsWith("//") ? line.slice(1) : line });
     }
     return undefined;
   }
