@@ -61,6 +61,12 @@ export function runInTerminal(args: string[], env: Record<string, string> = {}):
   })();
   let finished = false;
   done.then(() => finished = true);
+  let killed = false;
+  const kill = () => {
+    if (finished || killed) return;
+    killed = true;
+    child.kill("SIGKILL");
+  };
   return {
     type: (keys) => writer.write(new TextEncoder().encode(keys)),
     screen,
@@ -76,6 +82,8 @@ export function runInTerminal(args: string[], env: Record<string, string> = {}):
           const match = pattern.exec(screen().slice(from));
           if (match) return from + match.index + match[0].length;
           if (finished || late) {
+            // stderr ends only with the program: stop it first, or a miss hangs the test.
+            kill();
             throw new Error(`The screen never showed ${pattern}:\n${screen()}\n${await stderr}`);
           }
           await new Promise<void>((resolve) => {
@@ -97,7 +105,7 @@ export function runInTerminal(args: string[], env: Record<string, string> = {}):
       return code;
     },
     async [Symbol.asyncDispose]() {
-      if (!finished) child.kill("SIGKILL");
+      kill();
       await this.exit();
     },
   };
