@@ -21,6 +21,7 @@ export {
   PLUGIN_NAME,
 } from "./names.ts";
 export { LruMap } from "./lru.ts";
+export { type BoundedBody, readBounded } from "./bounded_body.ts";
 export {
   type Clock,
   type ConfigRow,

@@ -1,5 +1,5 @@
 /** http_get/http_post of adapter scripts: the host's fetch, limited to the source's own host. */
-import type { SourceConfig } from "../../core/mod.ts";
+import { readBounded, type SourceConfig } from "../../core/mod.ts";
 import type { LuaHttpHost } from "./vm.ts";
 
 /** Default and longest wait of one script HTTP call, and the largest body handed back. */
@@ -33,7 +33,7 @@ export function hostHttp(source: SourceConfig, fetcher?: typeof fetch): LuaHttpH
         ...(method === "post" ? { body } : {}),
         signal: controller.signal,
       });
-      const text = await firstBytes(response, MAX_BODY);
+      const { text } = await readBounded(response.body, MAX_BODY);
       return JSON.stringify({
         status: response.status,
         body: text,
@@ -50,28 +50,6 @@ export function hostHttp(source: SourceConfig, fetcher?: typeof fetch): LuaHttpH
       clearTimeout(timer);
     }
   };
-}
-
-/**
- * The body's first `max` bytes as text; the rest is never read. Reading it all and cutting it
- * afterwards let a source that sends without end grow the daemon until the call's timeout.
- */
-async function firstBytes(response: Response, max: number): Promise<string> {
-  if (!response.body) return "";
-  const parts: Uint8Array[] = [];
-  let bytes = 0;
-  for await (const chunk of response.body) {
-    parts.push(chunk.subarray(0, max - bytes));
-    bytes += chunk.length;
-    if (bytes >= max) break; // leaving the loop cancels the body
-  }
-  const all = new Uint8Array(Math.min(bytes, max));
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.length;
-  }
-  return new TextDecoder().decode(all);
 }
 
 function hostOf(url: string): string {

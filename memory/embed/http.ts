@@ -11,6 +11,7 @@ import {
   errorMessage,
   type Logger,
   type Modality,
+  readBounded,
 } from "../../core/mod.ts";
 import { formatFingerprint, l2Normalize } from "./fingerprint.ts";
 
@@ -101,7 +102,9 @@ async function request(
       body: JSON.stringify({ model: options.model, input: texts, encoding_format: "float" }),
       signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
     });
-    body = await boundedText(response, MAX_ANSWER_BYTES);
+    const read = await readBounded(response.body, MAX_ANSWER_BYTES);
+    if (read.over) throw new RangeError(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+    body = read.text;
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     if (error instanceof RangeError) throw fail(error.message);
@@ -131,18 +134,4 @@ async function request(
     out[index] = l2Normalize(Float32Array.from(values as number[]));
   });
   return out;
-}
-
-/** The body as text; RangeError past `max` bytes (leaving the loop cancels the rest). */
-async function boundedText(response: Response, max: number): Promise<string> {
-  if (!response.body) return "";
-  const decoder = new TextDecoder();
-  let text = "";
-  let bytes = 0;
-  for await (const chunk of response.body) {
-    bytes += chunk.length;
-    if (bytes > max) throw new RangeError(`the answer is larger than ${max} bytes`);
-    text += decoder.decode(chunk, { stream: true });
-  }
-  return text + decoder.decode();
 }

@@ -14,6 +14,7 @@ import {
   type Plugin,
   PluginError,
   type PluginSDK,
+  readBounded,
   type StageName,
 } from "../../core/mod.ts";
 import { createRestrictedApi, type PluginServices, requireCapability } from "./api.ts";
@@ -249,28 +250,15 @@ async function http(
     body: method === "POST" ? body : undefined,
     signal: AbortSignal.timeout(options.timeLimitMs ?? LUA_TIME_LIMIT_MS),
   });
-  return { status: response.status, body: await boundedText(name, target, response) };
+  const answer = await readBounded(response.body, LUA_HTTP_MAX_BYTES);
+  if (answer.over) {
+    throw new PluginError(
+      name,
+      `The answer from "${target.host}" is larger than ${LUA_HTTP_MAX_BYTES} bytes, the most sdk.http takes`,
+    );
+  }
+  return { status: response.status, body: answer.text };
 }
 
 /** Most bytes of one `sdk.http` answer: the VM's memory limit is 64 MB by default. */
 export const LUA_HTTP_MAX_BYTES = 16 * 1024 * 1024;
-
-/** The body as text, read only up to LUA_HTTP_MAX_BYTES: a host may send without end. */
-async function boundedText(name: string, url: URL, response: Response): Promise<string> {
-  if (!response.body) return "";
-  const decoder = new TextDecoder();
-  let text = "";
-  let bytes = 0;
-  for await (const chunk of response.body) {
-    bytes += chunk.length;
-    if (bytes > LUA_HTTP_MAX_BYTES) {
-      // Leaving the loop cancels the body, so the rest is never read.
-      throw new PluginError(
-        name,
-        `The answer from "${url.host}" is larger than ${LUA_HTTP_MAX_BYTES} bytes, the most sdk.http takes`,
-      );
-    }
-    text += decoder.decode(chunk, { stream: true });
-  }
-  return text + decoder.decode();
-}
