@@ -10,6 +10,22 @@ async function tempHome(): Promise<string & AsyncDisposable> {
   }) as string & AsyncDisposable;
 }
 
+/** A daemon in a fresh home whose fake model answers each message with "You said: …". */
+async function echoingDaemon() {
+  const stack = new AsyncDisposableStack();
+  const server = stack.use(startFakeOpenAI({
+    fallback: (request) => reply.text(`You said: ${request.body.messages.at(-1)!.content}`),
+  }));
+  const home = stack.use(await tempHome());
+  stack.use(
+    await startServe(`${home}`, {
+      HOMEAGENT_LLM_BASE_URL: server.url,
+      HOMEAGENT_LLM_MODEL: "fake-model",
+    }),
+  );
+  return { server, home: `${home}`, [Symbol.asyncDispose]: () => stack.disposeAsync() };
+}
+
 const LONG = "word ".repeat(400);
 const slow = () => reply.slowText(LONG, { chunkDelayMs: 20, chunkSize: 5 });
 
@@ -48,16 +64,10 @@ Deno.test({
 });
 
 Deno.test("REPL on piped stdin: /stop stops, EOF waits for the reply and ends with exit 0", async () => {
-  await using server = startFakeOpenAI({
-    fallback: (request) => reply.text(`You said: ${request.body.messages.at(-1)!.content}`),
-  });
+  await using daemon = await echoingDaemon();
+  const { server } = daemon;
   server.enqueue(slow());
-  await using home = await tempHome();
-  await using _daemon = await startServe(`${home}`, {
-    HOMEAGENT_LLM_BASE_URL: server.url,
-    HOMEAGENT_LLM_MODEL: "fake-model",
-  });
-  const child = spawnRepl(`${home}`);
+  const child = spawnRepl(daemon.home);
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode("talk for a long time\n"));
   await server.waitForRequests(1, 10_000);
@@ -71,15 +81,9 @@ Deno.test("REPL on piped stdin: /stop stops, EOF waits for the reply and ends wi
 });
 
 Deno.test("REPL on piped stdin: an unknown /command is told, not sent; //… sends a line with its /", async () => {
-  await using server = startFakeOpenAI({
-    fallback: (request) => reply.text(`You said: ${request.body.messages.at(-1)!.content}`),
-  });
-  await using home = await tempHome();
-  await using _daemon = await startServe(`${home}`, {
-    HOMEAGENT_LLM_BASE_URL: server.url,
-    HOMEAGENT_LLM_MODEL: "fake-model",
-  });
-  const child = spawnRepl(`${home}`);
+  await using daemon = await echoingDaemon();
+  const { server } = daemon;
+  const child = spawnRepl(daemon.home);
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode("/stpo\n//usr is a folder\n"));
   await writer.close();
